@@ -1,0 +1,37 @@
+import createError from '@fastify/error'
+
+// Every registration problem is one of these: `app.ready()` rejects with it, its code is stable,
+// and its message names the address (its path) and what is wrong. Nothing here is ever sent to a client.
+type Named = [address: string, detail: string]
+
+/** An option is missing, of the wrong type or out of range. */
+export const GPT_ERR_OPTION_INVALID = createError<'GPT_ERR_OPTION_INVALID', Named>(
+  'GPT_ERR_OPTION_INVALID', 'fastify-gpt address %s: %s')
+
+/** An option name fastify-gpt does not know (most often a typo). */
+export const GPT_ERR_OPTION_UNKNOWN = createError<'GPT_ERR_OPTION_UNKNOWN', Named>(
+  'GPT_ERR_OPTION_UNKNOWN', 'fastify-gpt address %s: unknown option %s')
+
+/** The form is not plain JSON data (a function, a cycle, a class instance, a non-finite number...). */
+export const GPT_ERR_FORM_NOT_JSON = createError<'GPT_ERR_FORM_NOT_JSON', Named>(
+  'GPT_ERR_FORM_NOT_JSON', 'fastify-gpt address %s: the form is not JSON: %s')
+
+/** The form is not a valid JSON Schema (draft 2020-12). */
+export const GPT_ERR_FORM_INVALID = createError<'GPT_ERR_FORM_INVALID', Named>(
+  'GPT_ERR_FORM_INVALID', 'fastify-gpt address %s: the form is not a valid JSON Schema 2020-12: %s')
+
+/** A keyword the validator does not implement; draft §5.2 (4) forbids ignoring it. */
+export const GPT_ERR_FORM_UNKNOWN_KEYWORD = createError<'GPT_ERR_FORM_UNKNOWN_KEYWORD', Named>(
+  'GPT_ERR_FORM_UNKNOWN_KEYWORD', 'fastify-gpt address %s: the form uses a keyword that would not be enforced: %s')
+
+/** A `format` the validator cannot check. */
+export const GPT_ERR_FORM_UNKNOWN_FORMAT = createError<'GPT_ERR_FORM_UNKNOWN_FORMAT', Named>(
+  'GPT_ERR_FORM_UNKNOWN_FORMAT', 'fastify-gpt address %s: the form uses a format that would not be enforced: %s')
+
+/** A `$ref` that does not resolve inside the form. */
+export const GPT_ERR_FORM_UNRESOLVED_REF = createError<'GPT_ERR_FORM_UNRESOLVED_REF', Named>(
+  'GPT_ERR_FORM_UNRESOLVED_REF', 'fastify-gpt address %s: the form has a $ref that does not resolve: %s')
+
+/** A property name no body can carry, so the form would publish what is never accepted. */
+export const GPT_ERR_FORM_PROPERTY_NAME = createError<'GPT_ERR_FORM_PROPERTY_NAME', Named>(
+  'GPT_ERR_FORM_PROPERTY_NAME', 'fastify-gpt address %s: the form names a property that cannot be checked: %s')

@@ -1,0 +1,176 @@
+import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+import {
+  GPT_ERR_FORM_INVALID,
+  GPT_ERR_FORM_NOT_JSON,
+  GPT_ERR_FORM_PROPERTY_NAME,
+  GPT_ERR_FORM_UNKNOWN_FORMAT,
+  GPT_ERR_FORM_UNKNOWN_KEYWORD,
+  GPT_ERR_FORM_UNRESOLVED_REF
+} from './errors.ts'
+
+/** A form: a JSON Schema (draft 2020-12) object, as published in `s` and enforced on every act. */
+export type JsonObject = { readonly [key: string]: Json }
+export type Json = null | boolean | number | string | readonly Json[] | JsonObject
+
+/**
+ * A deep, frozen copy of `value` made of plain JSON data only. The copy, not the caller's object,
+ * is what is published and compiled: a getter, a proxy or a later mutation cannot make the two
+ * differ (draft §5.2 (3): the same value of s, not a copy that can drift).
+ */
+export function freezeJson (value: unknown, address: string, path = ''): Json {
+  return copy(value, address, path, new Set())
+}
+
+function copy (value: unknown, address: string, path: string, open: Set<object>): Json {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
+  if (typeof value === 'number') {
+    if (Number.isFinite(value)) return value
+    throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is ${value}`)
+  }
+  if (typeof value !== 'object') {
+    throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is a ${typeof value}`)
+  }
+  if (open.has(value)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} refers to itself`)
+  open.add(value)
+  let out: Json
+  if (Array.isArray(value)) {
+    const items: Json[] = []
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} has a hole at ${i}`)
+      items.push(copy(value[i], address, `${path}/${i}`, open))
+    }
+    out = Object.freeze(items)
+  } else {
+    const proto: unknown = Object.getPrototypeOf(value)
+    if (proto !== Object.prototype && proto !== null) {
+      throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is not a plain object`)
+    }
+    if (Object.getOwnPropertySymbols(value).length > 0) {
+      throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} has symbol keys`)
+    }
+    const members: Record<string, Json> = {}
+    for (const key of Object.keys(value)) {
+      // A body can never carry "__proto__" (see parse.ts), so a form naming it publishes
+      // something no act can satisfy; and a plain object cannot hold it safely.
+      if (key === '__proto__') throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${pointer(path)} has a member "__proto__"`)
+      members[key] = copy((value as Record<string, unknown>)[key], address, `${path}/${escape(key)}`, open)
+    }
+    out = Object.freeze(members)
+  }
+  open.delete(value)
+  return out
+}
+
+// Keywords Ajv knows but does not enforce as constraints. A form author writing them expects a
+// check; draft §5.2 (4) says such a form must not be treated as though the check were absent.
+const UNENFORCED: ReadonlyMap<string, string> = new Map([
+  ['contentEncoding', 'is an annotation in draft 2020-12 and is never checked'],
+  ['contentMediaType', 'is an annotation in draft 2020-12 and is never checked'],
+  ['contentSchema', 'is an annotation in draft 2020-12 and is never checked'],
+  ['$async', 'is not JSON Schema'],
+  ['$dynamicRef', 'is not fully supported by the validator'],
+  ['$dynamicAnchor', 'is not fully supported by the validator'],
+  ['$recursiveRef', 'is not JSON Schema 2020-12'],
+  ['$recursiveAnchor', 'is not JSON Schema 2020-12']
+])
+
+const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
+  'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'])
+const SUBSCHEMA_LISTS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf'])
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+
+/** Walks every subschema, refusing what Ajv would accept but not enforce. */
+function audit (schema: Json, address: string, path: string): void {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return
+  const object = schema as JsonObject
+  for (const key of Object.keys(object)) {
+    const value = object[key] as Json
+    const at = `${path}/${escape(key)}`
+    const why = UNENFORCED.get(key)
+    if (why !== undefined) throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `"${key}" at ${pointer(path)} ${why}`)
+    if (namesRequired(key, value).includes('__proto__')) {
+      throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${at} requires "__proto__", which no body can carry`)
+    }
+    if (SUBSCHEMA.has(key)) {
+      audit(value, address, at)
+    } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
+      value.forEach((item, i) => audit(item, address, `${at}/${i}`))
+    } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
+      for (const name of Object.keys(value)) audit(value[name] as Json, address, `${at}/${escape(name)}`)
+    }
+  }
+}
+
+const namesRequired = (key: string, value: Json): readonly Json[] => {
+  if (key === 'required' && Array.isArray(value)) return value
+  if (key === 'dependentRequired' && isObject(value)) return Object.values(value).flat()
+  return []
+}
+
+const isObject = (value: Json): value is JsonObject =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
+// Formats whose checks match draft 2020-12's definitions. Others (iri, idn-email, ...) are refused
+// rather than passed unchecked, and ajv-formats' OpenAPI extras (binary, password) check nothing.
+const FORMATS = ['date-time', 'date', 'time', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uri',
+  'uri-reference', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex', 'uuid'] as const
+
+function validatorFor (): Ajv2020 {
+  const ajv = new Ajv2020({
+    // What the actor sent is what `act` receives: no coercion, no defaults, nothing removed.
+    coerceTypes: false,
+    useDefaults: false,
+    removeAdditional: false,
+    // draft §5.2 (4): unknown keywords and formats are refused, never ignored.
+    strictSchema: true,
+    validateFormats: true,
+    validateSchema: true,
+    // ...while every valid 2020-12 schema still compiles (type unions, required without properties).
+    strictNumbers: true,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    allowMatchingProperties: true,
+    // `required: ["constructor"]` must look at the body's own members, not Object.prototype.
+    ownProperties: true,
+    unicodeRegExp: true,
+    allErrors: false,
+    addUsedSchema: false,
+    logger: false
+  })
+  addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
+  return ajv
+}
+
+/**
+ * Compiles the frozen form into the one validator that guards the address's acts (draft §5.2 (3)).
+ * Throws a named error for any form the validator would not enforce to the letter.
+ */
+export function compileForm (form: Json, address: string): ValidateFunction {
+  if (!isObject(form)) throw new GPT_ERR_FORM_INVALID(address, 'the form must be a JSON Schema object')
+  audit(form, address, '')
+  try {
+    return validatorFor().compile(form)
+  } catch (error) {
+    throw refusal(error, address)
+  }
+}
+
+function refusal (error: unknown, address: string): Error {
+  if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, error.missingRef)
+  const message = error instanceof Error ? error.message : String(error)
+  if (message.startsWith('strict mode: unknown keyword')) {
+    return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, message.slice('strict mode: '.length))
+  }
+  if (message.startsWith('unknown format')) return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, message)
+  if (message.startsWith('no schema with key or ref')) {
+    return new GPT_ERR_FORM_INVALID(address, `${message} (only draft 2020-12 forms are served)`)
+  }
+  return new GPT_ERR_FORM_INVALID(address, message)
+}
+
+/** A JSON Pointer for messages; '' (the whole form) reads as '/'. */
+const pointer = (path: string): string => (path === '' ? 'the form' : path)
+const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')

@@ -1,0 +1,122 @@
+import type { RateLimitPluginOptions } from '@fastify/rate-limit'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
+import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
+import { freezeJson, type JsonObject } from './form.ts'
+import { DEFAULT_MAX_DEPTH } from './parse.ts'
+
+/** One prior message of the arrival's `m` (draft §3.2). */
+export interface Message {
+  readonly role: string
+  readonly content: string
+}
+
+/** The value `act` receives: inferred from a `const` form, `unknown` for a form typed loosely. */
+export type Body<F> = F extends JSONSchema
+  ? (JSONSchema extends F ? unknown : FromSchema<F>)
+  : unknown
+
+/** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
+export type Act<F = JSONSchema> =
+  (body: Body<F>, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** What a custom HTML view is built from, once, at registration. */
+export interface AddressView {
+  /** The address's path on the host, e.g. `/poll` (`/` at the root). */
+  readonly path: string
+  readonly prompt: string
+  readonly messages: readonly Message[]
+  readonly form: JsonObject
+}
+
+export interface GptOptions<F = JSONSchema> {
+  /** `s`: a JSON Schema 2020-12 object, published on GET and enforced on POST as one value. */
+  form: F
+  /** Runs for every act; its result is sent as 200 application/json. */
+  act: Act<F>
+  /** `p`: what this address is and what to do. Default `''`. */
+  prompt?: string
+  /** `m`: prior messages. Default `[]`. */
+  messages?: readonly Message[]
+  /** Value of the advisory `GPT-Type` response header (draft §3.2). */
+  type?: string
+  /** Largest act body in bytes. Default 65536 (64 KiB). */
+  bodyLimit?: number
+  /** Deepest nesting of arrays and objects in an act body. Default 64. */
+  maxDepth?: number
+  /** `@fastify/rate-limit` options for this address, or `false`. Default 60 requests a minute per client. */
+  rateLimit?: RateLimitPluginOptions | false
+  /** Serve an HTML view to clients preferring text/html; a function returns the page. Default `true`. */
+  html?: boolean | ((address: AddressView) => string)
+  // Fastify's own register options, passed through to every plugin.
+  prefix?: string
+  logLevel?: string
+  logSerializers?: Record<string, (value: unknown) => string>
+}
+
+/** Options checked, defaulted and frozen: everything per request reads only this. */
+export interface Address extends AddressView {
+  readonly act: Act
+  readonly type: string | undefined
+  readonly bodyLimit: number
+  readonly maxDepth: number
+  readonly rateLimit: RateLimitPluginOptions | false
+  readonly html: boolean | ((address: AddressView) => string)
+}
+
+export const DEFAULT_BODY_LIMIT = 65536
+/** draft §7.4: the arrival is served to anyone, so limit rates by default. */
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
+
+const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'maxDepth', 'rateLimit', 'html',
+  'prefix', 'logLevel', 'logSerializers'])
+
+// An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
+const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
+
+export function resolveOptions (options: Record<string, unknown>, path: string): Address {
+  const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
+  for (const name of Object.keys(options)) {
+    if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
+  }
+  const { form, act, prompt = '', messages = [], type, html = true, rateLimit = DEFAULT_RATE_LIMIT } = options
+  const { bodyLimit = DEFAULT_BODY_LIMIT, maxDepth = DEFAULT_MAX_DEPTH } = options
+
+  if (form === null || typeof form !== 'object' || Array.isArray(form)) throw invalid('"form" must be a JSON Schema object')
+  if (typeof act !== 'function') throw invalid('"act" must be a function')
+  if (typeof prompt !== 'string') throw invalid('"prompt" must be a string')
+  if (!Array.isArray(messages) || !messages.every(isMessage)) {
+    throw invalid('"messages" must be an array of { role, content } with string values and no other members')
+  }
+  if (type !== undefined && (typeof type !== 'string' || !FIELD_VALUE.test(type))) {
+    throw invalid('"type" must be a non-empty header field value (visible ASCII)')
+  }
+  if (!isPositiveInteger(bodyLimit)) throw invalid('"bodyLimit" must be a positive integer number of bytes')
+  if (!isPositiveInteger(maxDepth)) throw invalid('"maxDepth" must be a positive integer')
+  if (rateLimit !== false && (rateLimit === null || typeof rateLimit !== 'object')) {
+    throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
+  }
+  if (typeof html !== 'boolean' && typeof html !== 'function') throw invalid('"html" must be a boolean or a function')
+
+  return Object.freeze({
+    path,
+    form: freezeJson(form, path) as JsonObject,
+    act: act as Act,
+    prompt,
+    messages: freezeJson(messages, path) as unknown as readonly Message[],
+    type,
+    bodyLimit,
+    maxDepth,
+    rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
+    html: html as Address['html']
+  })
+}
+
+function isMessage (value: unknown): value is Message {
+  if (value === null || typeof value !== 'object') return false
+  const keys = Object.keys(value)
+  return keys.length === 2 && typeof (value as Message).role === 'string' && typeof (value as Message).content === 'string'
+}
+
+const isPositiveInteger = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value > 0
