@@ -26,38 +26,71 @@ function reject (request: FastifyRequest, reply: FastifyReply, reason: string): 
   return reply.code(204).send()
 }
 
+/** A body refused before validation; the handler answers it with the bare 204. */
+class Rejected {
+  constructor (readonly reason: string) {}
+}
+
 /**
  * Installs the act's body pipeline on the address's own (encapsulated) instance: any media type,
- * read as raw bytes up to the limit, parsed strictly (draft §5.2 (1), (2)).
+ * read as raw bytes up to the limit, parsed strictly (draft §5.2 (1), (2)). Failures become a
+ * `Rejected` body rather than an error, so that they take the handler's path to the same 204 as a
+ * schema failure (Fastify's error path would add `connection: close` to some causes only).
  */
 export function installBodyPipeline (instance: FastifyInstance, address: Address): void {
-  const parseOptions = { maxDepth: address.maxDepth }
+  const { bodyLimit, maxDepth } = address
   instance.removeAllContentTypeParsers()
   // The draft's appendix posts with `curl -d@-` (form-urlencoded) and people post text/plain:
   // the body is JSON by contract, whatever the Content-Type says.
-  instance.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: address.bodyLimit }, (_request, body, done) => {
-    done(null, parse(body as Buffer, parseOptions))
+  instance.addContentTypeParser('*', (request, payload, done) => {
+    readBody(request, payload, bodyLimit, (bytes) => {
+      if (typeof bytes === 'string') return done(null, new Rejected(bytes))
+      try {
+        done(null, parse(bytes, { maxDepth }))
+      } catch (error) {
+        done(null, new Rejected(error instanceof ParseError ? error.message : 'unparsable'))
+      }
+    })
   })
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
-    if (isBodyRejection(error)) {
-      // Fastify marks body errors `connection: close`; a 204 that differs by cause tells too much.
-      reply.removeHeader('connection')
-      return reject(request, reply, error instanceof ParseError ? error.message : error.code)
-    }
+    if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return reject(request, reply, error.code)
     throw error // not ours (a host hook, say): the host's error handler decides
   })
 }
 
-/** Errors raised while reading or parsing the body: size, media type, length, syntax. */
-function isBodyRejection (error: FastifyError): boolean {
-  return error instanceof ParseError || (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_'))
+/**
+ * Reads at most `limit` bytes: a declared Content-Length over it is refused before reading
+ * (draft §5.2 (1), §7.4). Calls back with the bytes, or with the reason they were refused.
+ */
+function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, then: (bytes: Buffer | string) => void): void {
+  const declared = Number(request.headers['content-length'])
+  if (declared > limit) return then('body over the limit')
+  const chunks: Buffer[] = []
+  let length = 0
+  const finish = (outcome: Buffer | string): void => {
+    payload.removeListener('data', onData)
+    payload.removeListener('end', onEnd)
+    payload.removeListener('error', onError)
+    then(outcome)
+  }
+  const onData = (chunk: Buffer): void => {
+    length += chunk.length
+    if (length > limit) return finish('body over the limit')
+    chunks.push(chunk)
+  }
+  const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
+  const onError = (): void => finish('body not received')
+  payload.on('data', onData)
+  payload.on('end', onEnd)
+  payload.on('error', onError)
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
 export function actHandler (address: Address): RouteHandlerMethod {
   const act = address.act
   return function onAct (request, reply) {
+    if (request.body instanceof Rejected) return reject(request, reply, request.body.reason)
     if (request.validationError !== undefined) return reject(request, reply, request.validationError.message)
     if (request.body === undefined) return reject(request, reply, 'empty body')
 

@@ -89,8 +89,13 @@ function audit (schema: Json, address: string, path: string): void {
     const at = `${path}/${escape(key)}`
     const why = UNENFORCED.get(key)
     if (why !== undefined) throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `"${key}" at ${pointer(path)} ${why}`)
-    if (namesRequired(key, value).includes('__proto__')) {
+    const required = namesRequired(key, value)
+    if (required.includes('__proto__')) {
       throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${at} requires "__proto__", which no body can carry`)
+    }
+    // Ajv skips an empty name in required and dependentRequired: the check would silently vanish.
+    if (required.includes('')) {
+      throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${at} requires the empty name "", which the validator does not check`)
     }
     if (SUBSCHEMA.has(key)) {
       audit(value, address, at)

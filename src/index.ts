@@ -6,10 +6,10 @@ import type {
   FastifyPluginAsync,
   FastifyTypeProvider,
   RawServerBase,
-  RawServerDefault
+  RawServerDefault,
+  RegisterOptions
 } from 'fastify'
 import fp from 'fastify-plugin'
-import type { JSONSchema } from 'json-schema-to-ts'
 import { actHandler, installBodyPipeline } from './act.ts'
 import { arrivalHandler, buildArrival } from './arrival.ts'
 import { GPT_ERR_FORM_INVALID } from './errors.ts'
@@ -57,7 +57,7 @@ async function address (instance: FastifyInstance, options: GptOptions): Promise
 
 /** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
 export interface Gpt {
-  <const F extends JSONSchema>(instance: FastifyInstance, options: GptOptions<F>): Promise<void>
+  <const F extends object>(instance: FastifyInstance, options: GptOptions<F> & RegisterOptions): Promise<void>
 }
 
 declare module 'fastify' {
@@ -71,7 +71,7 @@ declare module 'fastify' {
     TypeProviderDefault extends FastifyTypeProvider = FastifyTypeProvider,
     LoggerDefault extends FastifyBaseLogger = FastifyBaseLogger
   > {
-    <const F extends JSONSchema>(plugin: Gpt, options: GptOptions<F>): T
+    <const F extends object>(plugin: Gpt, options: GptOptions<F> & RegisterOptions): T
   }
   /* eslint-enable @typescript-eslint/no-unused-vars */
 }

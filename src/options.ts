@@ -12,12 +12,10 @@ export interface Message {
 }
 
 /** The value `act` receives: inferred from a `const` form, `unknown` for a form typed loosely. */
-export type Body<F> = F extends JSONSchema
-  ? (JSONSchema extends F ? unknown : FromSchema<F>)
-  : unknown
+export type Body<F> = object extends F ? unknown : F extends JSONSchema ? FromSchema<F> : unknown
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
-export type Act<F = JSONSchema> =
+export type Act<F = object> =
   (body: Body<F>, request: FastifyRequest, reply: FastifyReply) => unknown
 
 /** What a custom HTML view is built from, once, at registration. */
@@ -29,7 +27,7 @@ export interface AddressView {
   readonly form: JsonObject
 }
 
-export interface GptOptions<F = JSONSchema> {
+export interface GptOptions<F = object> {
   /** `s`: a JSON Schema 2020-12 object, published on GET and enforced on POST as one value. */
   form: F
   /** Runs for every act; its result is sent as 200 application/json. */
@@ -48,10 +46,6 @@ export interface GptOptions<F = JSONSchema> {
   rateLimit?: RateLimitPluginOptions | false
   /** Serve an HTML view to clients preferring text/html; a function returns the page. Default `true`. */
   html?: boolean | ((address: AddressView) => string)
-  // Fastify's own register options, passed through to every plugin.
-  prefix?: string
-  logLevel?: string
-  logSerializers?: Record<string, (value: unknown) => string>
 }
 
 /** Options checked, defaulted and frozen: everything per request reads only this. */

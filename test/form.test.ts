@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { host, registrationError } from './helpers/host.ts'
+
+/** Asserts that registering `form` fails with `code`, naming the address and the detail. */
+async function refused (form: unknown, code: string, detail: RegExp, prefix = '/poll'): Promise<void> {
+  const error = await registrationError({ form }, prefix)
+  assert.ok(error instanceof Error, 'registration must fail')
+  assert.equal((error as Error & { code: string }).code, code)
+  assert.match(error.message, new RegExp(`address ${prefix}:`))
+  assert.match(error.message, detail)
+}
+
+describe('§4 the form', () => {
+  it('accepts the reference vocabulary of §4.1', async () => {
+    const form = {
+      $defs: { leaf: { type: 'string', maxLength: 10 } },
+      type: 'object',
+      description: 'a tree',
+      properties: {
+        kind: { const: 'tree' },
+        color: { enum: ['red', 'blue'] },
+        tags: { type: 'array', items: { $ref: '#/$defs/leaf' }, minItems: 1, maxItems: 3 },
+        name: { type: 'string', minLength: 1 },
+        either: { anyOf: [{ type: 'string' }, { type: 'integer' }] }
+      },
+      required: ['kind'],
+      additionalProperties: false
+    }
+    const { app } = await host({ form })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"kind":"tree","tags":["a"],"either":3}' })).statusCode, 200)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"kind":"tree","tags":[]}' })).statusCode, 204)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"kind":"tree","either":1.5}' })).statusCode, 204)
+  })
+
+  it('§4.2 enforces a recursion bounded by the form itself', async () => {
+    const node = (next?: string): unknown => ({
+      anyOf: next === undefined
+        ? [{ type: 'string' }]
+        : [{ type: 'string' }, { type: 'object', properties: { content: { type: 'array', items: { $ref: `#/$defs/${next}` } } }, required: ['content'], additionalProperties: false }]
+    })
+    const form = { $defs: { n1: node('n2'), n2: node('n3'), n3: node() }, $ref: '#/$defs/n1' }
+    const { app } = await host({ form })
+    const post = async (payload: string): Promise<number> => (await app.inject({ method: 'POST', url: '/', payload })).statusCode
+    assert.equal(await post('{"content":[{"content":["leaf"]}]}'), 200)
+    assert.equal(await post('{"content":[{"content":[{"content":["too deep"]}]}]}'), 204)
+  })
+
+  it('accepts valid 2020-12 forms that a stricter Ajv setup would refuse', async () => {
+    const forms = [
+      { type: ['string', 'null'] },
+      { type: 'object', required: ['a'] },
+      { type: 'array', prefixItems: [{ type: 'string' }] },
+      { properties: { a: { type: 'string' } } },
+      { type: 'object', properties: { a: {} }, patternProperties: { '^a$': {} } },
+      true,
+      { oneOf: [{ type: 'string' }, { type: 'number' }] },
+      { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string', format: 'email' },
+      { type: 'object', unevaluatedProperties: false, allOf: [{ properties: { a: { type: 'string' } } }] }
+    ]
+    for (const form of forms) {
+      const error = await registrationError({ form: typeof form === 'boolean' ? { not: { not: {} } } : form })
+      assert.equal(error, undefined, `${JSON.stringify(form)} must register: ${String(error)}`)
+    }
+  })
+
+  it('checks property names the validator could mistake for inherited ones', async () => {
+    const names = ['constructor', 'toString', 'hasOwnProperty', 'valueOf', '"', '\\', '\u2028', '$ref', 'a.b', '0']
+    const properties = Object.fromEntries(names.map((name) => [name, { const: 1 }]))
+    const { app, seen } = await host({ form: { type: 'object', properties, required: names, additionalProperties: false } })
+    const body = Object.fromEntries(names.map((name) => [name, 1]))
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(body) })).statusCode, 200)
+    assert.deepEqual(seen.bodies, [body])
+    for (const name of names) {
+      const partial = { ...body }
+      delete partial[name]
+      const response = await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(partial) })
+      assert.equal(response.statusCode, 204, `missing ${JSON.stringify(name)} must be rejected`)
+    }
+  })
+})
+
+describe('§5.2 (4) fail closed: a form that would not be enforced is refused at registration', () => {
+  it('refuses an unknown keyword, at any depth', async () => {
+    await refused({ type: 'string', maxLenght: 3 }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /maxLenght/)
+    await refused({ type: 'object', properties: { a: { type: 'string', pattern2: 'x' } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /pattern2/)
+    await refused({ type: 'array', additionalItems: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /additionalItems/)
+  })
+
+  it('refuses annotations a reader would take for constraints', async () => {
+    await refused({ type: 'string', contentMediaType: 'application/json' }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /contentMediaType/)
+    await refused({ properties: { a: { contentEncoding: 'base64' } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /contentEncoding at \/properties\/a|"contentEncoding" at \/properties\/a/)
+    await refused({ $dynamicRef: '#x' }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /\$dynamicRef/)
+  })
+
+  it('does not mistake a property named like a keyword for the keyword', async () => {
+    const error = await registrationError({ form: { type: 'object', properties: { contentEncoding: { type: 'string' }, maxLenght: {} } } })
+    assert.equal(error, undefined)
+  })
+
+  it('refuses an unknown format, and formats checked by nothing', async () => {
+    await refused({ type: 'string', format: 'emial' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /emial/)
+    await refused({ type: 'string', format: 'iri' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /iri/)
+    await refused({ type: 'string', format: 'binary' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /binary/)
+  })
+
+  it('enforces the formats it accepts', async () => {
+    const { app } = await host({ form: { type: 'string', format: 'date' } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '"2026-11-30"' })).statusCode, 200)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '"2026-02-30"' })).statusCode, 204)
+  })
+
+  it('refuses a $ref that does not resolve', async () => {
+    await refused({ $ref: '#/$defs/missing' }, 'GPT_ERR_FORM_UNRESOLVED_REF', /missing/)
+    await refused({ $ref: 'https://example.com/schema.json' }, 'GPT_ERR_FORM_UNRESOLVED_REF', /example\.com/)
+  })
+
+  it('refuses a form that is not a valid 2020-12 schema', async () => {
+    await refused({ type: 'text' }, 'GPT_ERR_FORM_INVALID', /type/)
+    await refused({ minLength: -1 }, 'GPT_ERR_FORM_INVALID', /minLength/)
+    await refused({ required: 'a' }, 'GPT_ERR_FORM_INVALID', /required/)
+    await refused({ $schema: 'http://json-schema.org/draft-07/schema#' }, 'GPT_ERR_FORM_INVALID', /2020-12/)
+  })
+
+  it('refuses "__proto__", which no body can carry', async () => {
+    await refused(JSON.parse('{"properties":{"__proto__":{"type":"string"}}}'), 'GPT_ERR_FORM_PROPERTY_NAME', /__proto__/)
+    await refused({ required: ['__proto__'] }, 'GPT_ERR_FORM_PROPERTY_NAME', /__proto__/)
+    await refused({ dependentRequired: { a: ['__proto__'] } }, 'GPT_ERR_FORM_PROPERTY_NAME', /__proto__/)
+  })
+
+  it('refuses requiring the empty name, which the validator would not check', async () => {
+    await refused({ type: 'object', required: [''] }, 'GPT_ERR_FORM_PROPERTY_NAME', /empty name/)
+    await refused({ properties: { a: { required: ['b', ''] } } }, 'GPT_ERR_FORM_PROPERTY_NAME', /\/properties\/a\/required/)
+    await refused({ dependentRequired: { a: [''] } }, 'GPT_ERR_FORM_PROPERTY_NAME', /empty name/)
+  })
+
+  it('still checks a property named "" where it is not required', async () => {
+    const { app } = await host({ form: { type: 'object', properties: { '': { const: 1 } }, additionalProperties: false } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"":1}' })).statusCode, 200)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"":2}' })).statusCode, 204)
+  })
+
+  it('refuses a form that is not plain JSON', async () => {
+    const cyclic: Record<string, unknown> = { type: 'object' }
+    cyclic['properties'] = { a: cyclic }
+    await refused(cyclic, 'GPT_ERR_FORM_NOT_JSON', /itself/)
+    await refused({ type: 'number', maximum: Infinity }, 'GPT_ERR_FORM_NOT_JSON', /maximum is Infinity/)
+    await refused({ type: 'string', pattern: /a/ }, 'GPT_ERR_FORM_NOT_JSON', /pattern is not a plain object/)
+    await refused({ const: () => 1 }, 'GPT_ERR_FORM_NOT_JSON', /function/)
+    await refused({ enum: [1, undefined] }, 'GPT_ERR_FORM_NOT_JSON', /undefined/)
+    await refused([], 'GPT_ERR_OPTION_INVALID', /form/)
+  })
+
+  it('names the root address as /', async () => {
+    const error = await registrationError({ form: { type: 'text' } })
+    assert.match(String(error), /address \/:/)
+  })
+})

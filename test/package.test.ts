@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { describe, it } from 'node:test'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+
+// These import the built package by its own name, as users do (`npm test` builds first). The
+// names are held in variables so that type-checking sees src/ alone, not a second copy in dist/.
+const main = 'fastify-gpt'
+const parser = 'fastify-gpt/parse'
+
+describe('the published package', () => {
+  it('exports the plugin as default and as `gpt` from ESM', async () => {
+    const module = await import(main)
+    assert.equal(typeof module.default, 'function')
+    assert.equal(module.gpt, module.default)
+    assert.equal(typeof module.GPT_ERR_FORM_INVALID, 'function')
+  })
+
+  it('exports the strict parser as fastify-gpt/parse', async () => {
+    const { parse } = await import(parser)
+    assert.deepEqual(parse(Buffer.from('{"a":[1]}')), { a: [1] })
+    assert.throws(() => parse(Buffer.from('{"a":1,"a":2}')))
+  })
+
+  it('works from CommonJS through require(esm)', async () => {
+    const script = `
+      const { gpt, default: plugin } = require('fastify-gpt')
+      const { parse } = require('fastify-gpt/parse')
+      const app = require('fastify')()
+      app.register(gpt, { form: { type: 'integer' }, act: (n) => n + 1, rateLimit: false })
+      app.inject({ method: 'POST', url: '/', payload: '41' }).then((r) => {
+        process.stdout.write(JSON.stringify([gpt === plugin, parse(Buffer.from('[1]')), r.statusCode, r.body]))
+      })`
+    const { stdout } = await run(process.execPath, ['--no-warnings', '-e', script])
+    assert.deepEqual(JSON.parse(stdout), [true, [1], 200, '42'])
+  })
+})
