@@ -55,7 +55,7 @@ describe('§4 the form', () => {
       { type: 'object', properties: { a: {} }, patternProperties: { '^a$': {} } },
       true,
       { oneOf: [{ type: 'string' }, { type: 'number' }] },
-      { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string', format: 'email' },
+      { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string', format: 'ipv4' },
       { type: 'object', unevaluatedProperties: false, allOf: [{ properties: { a: { type: 'string' } } }] }
     ]
     for (const form of forms) {
@@ -102,6 +102,33 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ type: 'string', format: 'emial' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /emial/)
     await refused({ type: 'string', format: 'iri' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /iri/)
     await refused({ type: 'string', format: 'binary' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /binary/)
+  })
+
+  it('refuses formats the validator checks only approximately', async () => {
+    for (const format of ['email', 'date-time', 'hostname', 'uri', 'uri-reference', 'uri-template', 'duration']) {
+      await refused({ type: 'string', format }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', new RegExp(format))
+    }
+  })
+
+  it('checks uuid and regex exactly', async () => {
+    const uuid = await host({ form: { type: 'string', format: 'uuid' } })
+    const post = async (app: typeof uuid.app, value: string): Promise<number> =>
+      (await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(value) })).statusCode
+    assert.equal(await post(uuid.app, '2eb8aa08-aa98-11ea-b4aa-73b441d16380'), 200)
+    assert.equal(await post(uuid.app, 'urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380'), 204)
+    const regex = await host({ form: { type: 'string', format: 'regex' } })
+    assert.equal(await post(regex.app, '^[a-z]+$'), 200)
+    assert.equal(await post(regex.app, '\\a'), 204, 'not a pattern under the u flag')
+  })
+
+  it('refuses keywords the validator would mis-evaluate', async () => {
+    await refused({ type: 'array', unevaluatedItems: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedItems/)
+    await refused({ if: { required: ['a'] }, else: { required: ['b'] }, unevaluatedProperties: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedProperties/)
+  })
+
+  it('refuses keywords that could have no effect', async () => {
+    await refused({ then: { type: 'string' } }, 'GPT_ERR_FORM_INVALID', /no effect.*"then" without "if"/)
+    await refused({ type: 'array', minContains: 2 }, 'GPT_ERR_FORM_INVALID', /no effect/)
   })
 
   it('enforces the formats it accepts', async () => {
