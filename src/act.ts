@@ -3,9 +3,13 @@ import type {
   FastifyInstance,
   FastifyReply,
   FastifyRequest,
-  RouteHandlerMethod
+  FastifySchemaValidationError,
+  preValidationHookHandler
 } from 'fastify'
-import type { Address } from './options.ts'
+import type { Address } from './address.ts'
+import { matches } from './arrival.ts'
+import { GPT_ERR_FORM_INVALID } from './errors.ts'
+import type { Settings } from './options.ts'
 import { parse, ParseError } from './parse.ts'
 
 declare module 'fastify' {
@@ -17,31 +21,100 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/**
- * draft §5.3: every rejection is the same bare 204, whatever its cause, so a client learns nothing
- * about which constraint failed. The reason goes to the log for operators.
- */
-function reject (request: FastifyRequest, reply: FastifyReply, reason: string): FastifyReply {
-  request.log.debug({ reason }, 'gpt: act rejected')
-  return reply.code(204).send()
-}
-
-/** A body refused before validation; the handler answers it with the bare 204. */
+/** A body refused before validation; the handler answers it like any other rejection. */
 class Rejected {
   constructor (readonly reason: string) {}
 }
 
+type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, errors?: unknown) => FastifyReply
+
 /**
- * Installs the act's body pipeline on the address's own (encapsulated) instance: any media type,
- * read as raw bytes up to the limit, parsed strictly (draft §5.2 (1), (2)). Failures become a
- * `Rejected` body rather than an error, so that they take the handler's path to the same 204 as a
- * schema failure (Fastify's error path would add `connection: close` to some causes only).
+ * draft §5.3: every rejection is the same bare 204, whatever its cause, so a client learns nothing
+ * about which constraint failed; the reason goes to the log for operators. With `explain` (an
+ * answer to Appendix B, "Failure Reporting", for addresses under development) it is a 422
+ * problem+json that says why.
  */
-export function installBodyPipeline (instance: FastifyInstance, address: Address): void {
-  const { bodyLimit, maxDepth } = address
+function rejecter (explain: boolean): Reject {
+  if (!explain) {
+    return (request, reply, reason) => {
+      request.log.debug({ reason }, 'gpt: act rejected')
+      return reply.code(204).send()
+    }
+  }
+  return (request, reply, reason, errors) => {
+    request.log.debug({ reason }, 'gpt: act rejected')
+    const problem = { type: 'about:blank', title: 'The body was rejected', status: 422, detail: reason, errors }
+    return reply.code(422).header('content-type', 'application/problem+json').send(JSON.stringify(problem))
+  }
+}
+
+/**
+ * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
+ * installed there and nowhere else.
+ */
+export function installAct (instance: FastifyInstance, address: Address, settings: Settings): void {
+  const reject = rejecter(settings.explain)
+  installBodyParser(instance, settings)
+
+  instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
+    if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
+    if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return reject(request, reply, error.code)
+    throw error // not ours (a host hook, say): the host's error handler decides
+  })
+
+  // draft §5.2 (3): the body is validated against the same value of s that GET returns: the
+  // current edition's validator, compiled from the form its arrival was serialized from.
+  const initial = address.current.content.form
+  instance.setValidatorCompiler(({ schema }) => {
+    if (schema !== initial) throw new GPT_ERR_FORM_INVALID(address.path, 'Fastify offered a schema other than the form')
+    const validate = (body: unknown): boolean => {
+      const current = address.current.validate
+      const valid = current(body)
+      validate.errors = current.errors ?? null
+      return valid
+    }
+    validate.errors = null as FastifySchemaValidationError[] | null
+    return validate
+  })
+
+  instance.post('/', {
+    schema: { body: initial },
+    attachValidation: true,
+    bodyLimit: settings.bodyLimit,
+    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
+  }, actHandler(settings, reject))
+}
+
+/**
+ * Opt-in answer to Appendix B, "Form Change": an act that echoes the entity tag of an arrival that
+ * is no longer current is refused with 412 and not run. A synchronous hook, so it reads the same
+ * edition that validation reads right after it.
+ */
+function ifMatchGuard (address: Address): preValidationHookHandler {
+  return function ifMatch (request, reply, done) {
+    const field = request.headers['if-match']
+    if (field !== undefined) {
+      const { json, html } = address.current.arrival
+      if (!matches(field, json.etag, false) && (html === undefined || !matches(field, html.etag, false))) {
+        request.log.debug('gpt: act refused, the form changed since its arrival')
+        reply.code(412).send()
+        return
+      }
+    }
+    done()
+  }
+}
+
+/**
+ * The body, whatever the Content-Type says: the draft's appendix posts with `curl -d@-`
+ * (form-urlencoded) and people post text/plain; it is JSON by contract. Read as raw bytes up to the
+ * limit and parsed strictly (draft §5.2 (1), (2)). Failures become a `Rejected` body rather than an
+ * error, so they take the handler's path to the same answer as a schema failure (Fastify's error
+ * path would add `connection: close` to some causes only).
+ */
+function installBodyParser (instance: FastifyInstance, settings: Settings): void {
+  const { bodyLimit, maxDepth } = settings
   instance.removeAllContentTypeParsers()
-  // The draft's appendix posts with `curl -d@-` (form-urlencoded) and people post text/plain:
-  // the body is JSON by contract, whatever the Content-Type says.
   instance.addContentTypeParser('*', (request, payload, done) => {
     readBody(request, payload, bodyLimit, (bytes) => {
       if (typeof bytes === 'string') return done(null, new Rejected(bytes))
@@ -52,16 +125,11 @@ export function installBodyPipeline (instance: FastifyInstance, address: Address
       }
     })
   })
-  instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
-    if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
-    if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return reject(request, reply, error.code)
-    throw error // not ours (a host hook, say): the host's error handler decides
-  })
 }
 
 /**
  * Reads at most `limit` bytes: a declared Content-Length over it is refused before reading
- * (draft §5.2 (1), §7.4). Calls back with the bytes, or with the reason they were refused.
+ * (draft §5.2 (1), §7.4). Calls back once, with the bytes or with why they were refused.
  */
 function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, then: (bytes: Buffer | string) => void): void {
   const declared = Number(request.headers['content-length'])
@@ -71,7 +139,8 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   const finish = (outcome: Buffer | string): void => {
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
-    payload.removeListener('error', onError)
+    payload.removeListener('error', onGone)
+    payload.removeListener('close', onGone)
     then(outcome)
   }
   const onData = (chunk: Buffer): void => {
@@ -80,19 +149,22 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
     chunks.push(chunk)
   }
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
-  const onError = (): void => finish('body not received')
+  const onGone = (): void => finish('body not received: the client went away')
   payload.on('data', onData)
   payload.on('end', onEnd)
-  payload.on('error', onError)
+  payload.on('error', onGone)
+  payload.on('close', onGone)
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
-export function actHandler (address: Address): RouteHandlerMethod {
-  const act = address.act
-  return function onAct (request, reply) {
-    if (request.body instanceof Rejected) return reject(request, reply, request.body.reason)
-    if (request.validationError !== undefined) return reject(request, reply, request.validationError.message)
-    if (request.body === undefined) return reject(request, reply, 'empty body')
+function actHandler (settings: Settings, reject: Reject) {
+  const { act, actTimeout } = settings
+  return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+    const body = request.body
+    if (body instanceof Rejected) return reject(request, reply, body.reason)
+    const invalid = request.validationError
+    if (invalid !== undefined) return reject(request, reply, invalid.message, invalid.validation)
+    if (body === undefined) return reject(request, reply, 'empty body')
 
     const actor = request.headers['gpt-actor']
     request.gptActor = typeof actor === 'string' ? actor : undefined
@@ -100,19 +172,26 @@ export function actHandler (address: Address): RouteHandlerMethod {
 
     let result: unknown
     try {
-      result = act(request.body as never, request, reply)
+      result = act(body as never, request, reply)
     } catch (error) {
       return failed(request, reply, error)
     }
-    if (isThenable(result)) {
-      return result.then((value) => respond(request, reply, value), (error: unknown) => failed(request, reply, error))
+    if (!isThenable(result)) return respond(request, reply, result)
+    if (actTimeout === undefined) {
+      return Promise.resolve(result).then((value) => respond(request, reply, value), (error: unknown) => failed(request, reply, error))
     }
-    return respond(request, reply, result)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(timedOut(request, reply)), actTimeout)
+      result.then(
+        (value) => { clearTimeout(timer); resolve(respond(request, reply, value)) },
+        (error: unknown) => { clearTimeout(timer); resolve(failed(request, reply, error)) }
+      )
+    })
   }
 }
 
 function respond (request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
-  if (reply.sent) return reply // the act answered by itself
+  if (reply.sent) return reply // the act answered by itself, or ran out of time
   let payload: string | undefined
   try {
     payload = JSON.stringify(result)
@@ -127,6 +206,13 @@ function failed (request: FastifyRequest, reply: FastifyReply, error: unknown): 
   request.log.error({ err: error }, 'gpt: act failed')
   if (reply.sent) return reply
   return reply.code(500).send()
+}
+
+/** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
+function timedOut (request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  request.log.warn('gpt: act timed out')
+  if (reply.sent) return reply
+  return reply.code(503).send()
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>

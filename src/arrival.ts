@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { Address } from './address.ts'
 import { renderPage } from './html.ts'
-import type { Address } from './options.ts'
+import type { Content, Settings } from './options.ts'
 
-/** The arrival as it goes on the wire: bytes and headers, built once at registration (draft §7.4). */
-interface Representation {
+/** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
+export interface Representation {
   readonly body: Buffer
+  readonly etag: string
   readonly headers: Readonly<Record<string, string>>
 }
 
@@ -13,34 +16,38 @@ export interface Arrival {
   readonly html: Representation | undefined
 }
 
-export function buildArrival (address: Address): Arrival {
+/** Built once per edition, at registration or update (draft §7.4: a precomputed representation). */
+export function buildArrival (content: Content, settings: Settings): Arrival {
   const common: Record<string, string> = { vary: 'Accept' }
-  if (address.type !== undefined) common['gpt-type'] = address.type // draft §3.2: advisory only
+  if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
 
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
-  const json = Buffer.from(JSON.stringify({ p: address.prompt, m: address.messages, s: address.form }))
+  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form }))
   return {
-    json: { body: json, headers: { ...common, 'content-type': 'application/json; charset=utf-8' } },
-    html: address.html === false ? undefined : htmlRepresentation(address, common)
+    json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
+    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common)
   }
 }
 
-function htmlRepresentation (address: Address, common: Record<string, string>): Representation {
-  const view = { path: address.path, prompt: address.prompt, messages: address.messages, form: address.form }
-  if (typeof address.html === 'function') {
-    const page = address.html(view)
-    return { body: Buffer.from(String(page)), headers: { ...common, 'content-type': 'text/html; charset=utf-8' } }
+function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>): Representation {
+  const view = { path: settings.path, ...content }
+  if (typeof settings.html === 'function') {
+    const page = Buffer.from(String(settings.html(view)))
+    return representation(page, { ...common, 'content-type': 'text/html; charset=utf-8' })
   }
   const page = renderPage(view)
-  return {
-    body: Buffer.from(page.html),
-    headers: {
-      ...common,
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': page.csp,
-      'x-content-type-options': 'nosniff'
-    }
-  }
+  return representation(Buffer.from(page.html), {
+    ...common,
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': page.csp,
+    'x-content-type-options': 'nosniff'
+  })
+}
+
+/** A strong entity tag: the hash of the bytes (Appendix B, "Form Change"). */
+function representation (body: Buffer, headers: Record<string, string>): Representation {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`
+  return { body, etag, headers: { ...headers, etag } }
 }
 
 // Only an Accept naming text/html can prefer it; every other request takes the fast path.
@@ -48,14 +55,15 @@ const MENTIONS_HTML = /text\/html/i
 const OFFERED = ['application/json', 'text/html']
 
 /** GET (and so HEAD): the same bytes to every client, whatever it did before (draft §3.1, §3.2). */
-export function arrivalHandler (arrival: Arrival): RouteHandlerMethod {
-  const { json, html } = arrival
-  if (html === undefined) return (_request, reply) => send(reply, json)
+export function arrivalHandler (address: Address): RouteHandlerMethod {
   return (request, reply) => {
+    const { json, html } = address.current.arrival // one read: one edition
     const accept = request.headers.accept
     // draft §3.3: no Accept, or one without text/html, gets the JSON; never a 406.
-    if (accept === undefined || !MENTIONS_HTML.test(accept) || !prefersHtml(request)) return send(reply, json)
-    return send(reply, html)
+    if (html === undefined || accept === undefined || !MENTIONS_HTML.test(accept) || !prefersHtml(request)) {
+      return send(request, reply, json)
+    }
+    return send(request, reply, html)
   }
 }
 
@@ -63,6 +71,22 @@ function prefersHtml (request: FastifyRequest): boolean {
   return request.accepts().type(OFFERED) === 'text/html'
 }
 
-function send (reply: FastifyReply, representation: Representation): FastifyReply {
-  return reply.headers(representation.headers).send(representation.body)
+function send (request: FastifyRequest, reply: FastifyReply, representation: Representation): FastifyReply {
+  reply.headers(representation.headers)
+  const ifNoneMatch = request.headers['if-none-match']
+  if (ifNoneMatch !== undefined && matches(ifNoneMatch, representation.etag, true)) return reply.code(304).send()
+  return reply.send(representation.body)
+}
+
+/**
+ * Whether an If-None-Match (weak comparison) or If-Match (strong) field value names `etag`
+ * (RFC 9110 §8.8.3.2, §13.1.1, §13.1.2).
+ */
+export function matches (field: string, etag: string, weak: boolean): boolean {
+  if (field.trim() === '*') return true
+  for (const tag of field.split(',')) {
+    const trimmed = tag.trim()
+    if (trimmed === etag || (weak && trimmed === `W/${etag}`)) return true
+  }
+  return false
 }

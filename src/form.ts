@@ -134,7 +134,7 @@ function isRegex (text: string): boolean {
   }
 }
 
-function validatorFor (): Ajv2020 {
+function validatorFor (allErrors: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     // What the actor sent is what `act` receives: no coercion, no defaults, nothing removed.
     coerceTypes: false,
@@ -143,7 +143,7 @@ function validatorFor (): Ajv2020 {
     // draft §5.2 (4): unknown keywords and formats are refused, never ignored.
     strictSchema: true,
     validateFormats: true,
-    validateSchema: true,
+    validateSchema: false, // done once per form against the shared meta-schema validator below
     // ...while every valid 2020-12 schema still compiles (type unions, required without properties).
     strictNumbers: true,
     strictTypes: false,
@@ -154,7 +154,7 @@ function validatorFor (): Ajv2020 {
     // `required: ["constructor"]` must look at the body's own members, not Object.prototype.
     ownProperties: true,
     unicodeRegExp: true,
-    allErrors: false,
+    allErrors, // every failed constraint, for `explain` only; the verdict is the same
     addUsedSchema: false,
     logger: false
   })
@@ -164,11 +164,22 @@ function validatorFor (): Ajv2020 {
   return ajv
 }
 
+// The 2020-12 meta-schema, compiled once per process: checking a form against it is most of what a
+// fresh Ajv instance would cost, and a fresh instance per form keeps forms from resolving each
+// other's $ids.
+let metaSchema: Ajv2020 | undefined
+
+/** draft §4: s must be a valid JSON Schema; a `$schema` other than 2020-12 throws here. */
+function checkMetaSchema (form: JsonObject): void {
+  metaSchema ??= new Ajv2020({ logger: false })
+  if (!metaSchema.validateSchema(form)) throw new Error(`schema is invalid: ${metaSchema.errorsText(metaSchema.errors, { dataVar: 'form' })}`)
+}
+
 /**
  * Compiles the frozen form into the one validator that guards the address's acts (draft §5.2 (3)).
  * Throws a named error for any form the validator would not enforce to the letter.
  */
-export function compileForm (form: Json, address: string): ValidateFunction {
+export function compileForm (form: Json, address: string, { allErrors = false } = {}): ValidateFunction {
   if (!isObject(form)) throw new GPT_ERR_FORM_INVALID(address, 'the form must be a JSON Schema object')
   const keywords = new Set<string>()
   audit(form, address, '', keywords)
@@ -177,7 +188,8 @@ export function compileForm (form: Json, address: string): ValidateFunction {
     throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, '"unevaluatedProperties" is not enforced correctly beside "if"')
   }
   try {
-    return validatorFor().compile(form)
+    checkMetaSchema(form)
+    return validatorFor(allErrors).compile(form)
   } catch (error) {
     throw refusal(error, address)
   }

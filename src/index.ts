@@ -10,11 +10,10 @@ import type {
   RegisterOptions
 } from 'fastify'
 import fp from 'fastify-plugin'
-import { actHandler, installBodyPipeline } from './act.ts'
-import { arrivalHandler, buildArrival } from './arrival.ts'
-import { GPT_ERR_FORM_INVALID } from './errors.ts'
-import { compileForm } from './form.ts'
-import { resolveOptions, type Address, type GptOptions } from './options.ts'
+import { installAct } from './act.ts'
+import { Address } from './address.ts'
+import { arrivalHandler } from './arrival.ts'
+import { resolveOptions, type GptOptions, type Settings } from './options.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -29,30 +28,29 @@ const QUIET_HEADERS = {
  * One GPT address: GET publishes the form, POST enforces it. Everything it installs (parser,
  * validator compiler, error handler, rate limit) stays inside its own encapsulated instance.
  */
-async function address (instance: FastifyInstance, options: GptOptions): Promise<void> {
+async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
-  const resolved: Address = resolveOptions(options as unknown as Record<string, unknown>, path)
-  const validate = compileForm(resolved.form, path)
-  const arrival = buildArrival(resolved)
+  const settings = resolveOptions(options as unknown as Record<string, unknown>, path)
+  const address = new Address(settings)
 
-  if (resolved.rateLimit !== false) {
-    await instance.register(rateLimit, { ...QUIET_HEADERS, ...resolved.rateLimit, global: true })
+  if (settings.rateLimit !== false) {
+    await instance.register(rateLimit, { ...QUIET_HEADERS, ...rateLimitDefaults(settings), ...settings.rateLimit, global: true })
   }
-  if (arrival.html !== undefined && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
+  if (settings.html !== false && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
   instance.decorateRequest('gptActor', undefined)
-  installBodyPipeline(instance, resolved)
+  if (settings.explain && process.env['NODE_ENV'] === 'production') {
+    instance.log.warn({ address: path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
+  }
 
-  // draft §5.2 (3): the body is validated against the same value of s that GET returns.
-  instance.setValidatorCompiler(({ schema }) => {
-    if (schema !== resolved.form) throw new GPT_ERR_FORM_INVALID(path, 'Fastify offered a schema other than the form')
-    return validate
-  })
-  instance.get('/', arrivalHandler(arrival))
-  instance.post('/', {
-    schema: { body: resolved.form },
-    attachValidation: true,
-    bodyLimit: resolved.bodyLimit
-  }, actHandler(resolved))
+  instance.get('/', arrivalHandler(address))
+  installAct(instance, address, settings)
+  settings.onAddress?.(address)
+}
+
+/** Several instances sharing one Redis keep each address's counts apart. */
+function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
+  if (settings.rateLimit === false || settings.rateLimit.redis === undefined) return {}
+  return { nameSpace: `fastify-gpt:${settings.path}:` }
 }
 
 /** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
@@ -76,7 +74,7 @@ declare module 'fastify' {
   /* eslint-enable @typescript-eslint/no-unused-vars */
 }
 
-export const gpt = fp(address as FastifyPluginAsync<GptOptions>, {
+export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
   fastify: '5.x',
   name: 'fastify-gpt',
   encapsulate: true // keeps Fastify's `prefix` working and everything above inside the address
@@ -85,5 +83,5 @@ export const gpt = fp(address as FastifyPluginAsync<GptOptions>, {
 export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT } from './options.ts'
-export type { Act, AddressView, Body, GptOptions, Message } from './options.ts'
+export type { Act, AddressView, Body, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
 export type { Json, JsonObject } from './form.ts'

@@ -18,13 +18,36 @@ export type Body<F> = object extends F ? unknown : F extends JSONSchema ? FromSc
 export type Act<F = object> =
   (body: Body<F>, request: FastifyRequest, reply: FastifyReply) => unknown
 
-/** What a custom HTML view is built from, once, at registration. */
-export interface AddressView {
-  /** The address's path on the host, e.g. `/poll` (`/` at the root). */
-  readonly path: string
+/** What an address publishes: p, m and s (draft §3.2). */
+export interface Content {
   readonly prompt: string
   readonly messages: readonly Message[]
   readonly form: JsonObject
+}
+
+/** What a custom HTML view is built from: the content and where it is served. */
+export interface AddressView extends Content {
+  /** The address's path on the host, e.g. `/poll` (`/` at the root). */
+  readonly path: string
+}
+
+/** A change of content at run time; what is left out stays as it is. */
+export interface ContentChange {
+  form?: object
+  prompt?: string
+  messages?: readonly Message[]
+}
+
+/** A live address: what it publishes now, and a way to change it (Appendix B, "Form Change"). */
+export interface GptAddress extends AddressView {
+  /** The strong entity tag of the current JSON arrival. */
+  readonly etag: string
+  /**
+   * Builds the new arrival and validator first, then swaps them in at once: every request sees
+   * either the old content or the new, never a mix. Throws the same named errors as registration
+   * and then changes nothing.
+   */
+  update (change: ContentChange): void
 }
 
 export interface GptOptions<F = object> {
@@ -46,16 +69,30 @@ export interface GptOptions<F = object> {
   rateLimit?: RateLimitPluginOptions | false
   /** Serve an HTML view to clients preferring text/html; a function returns the page. Default `true`. */
   html?: boolean | ((address: AddressView) => string)
+  /** Refuse with 412 an act whose If-Match names an arrival that is no longer current. Default `false`. */
+  ifMatch?: boolean
+  /** Development only: answer a rejected body with 422 problem+json naming why. Default `false`. */
+  explain?: boolean
+  /** Milliseconds an act may take before the client gets 503 and its result is dropped. Default none. */
+  actTimeout?: number
+  /** Receives the address's handle once it is registered. */
+  onAddress?: (address: GptAddress) => void
 }
 
 /** Options checked, defaulted and frozen: everything per request reads only this. */
-export interface Address extends AddressView {
+export interface Settings {
+  readonly path: string
+  readonly content: Content
   readonly act: Act
   readonly type: string | undefined
   readonly bodyLimit: number
   readonly maxDepth: number
   readonly rateLimit: RateLimitPluginOptions | false
   readonly html: boolean | ((address: AddressView) => string)
+  readonly ifMatch: boolean
+  readonly explain: boolean
+  readonly actTimeout: number | undefined
+  readonly onAddress: ((address: GptAddress) => void) | undefined
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
@@ -63,25 +100,22 @@ export const DEFAULT_BODY_LIMIT = 65536
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'maxDepth', 'rateLimit', 'html',
-  'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'prefix', 'logLevel', 'logSerializers'])
 
 // An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
 const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
 
-export function resolveOptions (options: Record<string, unknown>, path: string): Address {
+export function resolveOptions (options: Record<string, unknown>, path: string): Settings {
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
-  const { form, act, prompt = '', messages = [], type, html = true, rateLimit = DEFAULT_RATE_LIMIT } = options
-  const { bodyLimit = DEFAULT_BODY_LIMIT, maxDepth = DEFAULT_MAX_DEPTH } = options
+  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false } = options
+  const { bodyLimit = DEFAULT_BODY_LIMIT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress } = options
 
-  if (form === null || typeof form !== 'object' || Array.isArray(form)) throw invalid('"form" must be a JSON Schema object')
+  if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
+  const content = resolveContent(options, undefined, path)
   if (typeof act !== 'function') throw invalid('"act" must be a function')
-  if (typeof prompt !== 'string') throw invalid('"prompt" must be a string')
-  if (!Array.isArray(messages) || !messages.every(isMessage)) {
-    throw invalid('"messages" must be an array of { role, content } with string values and no other members')
-  }
   if (type !== undefined && (typeof type !== 'string' || !FIELD_VALUE.test(type))) {
     throw invalid('"type" must be a non-empty header field value (visible ASCII)')
   }
@@ -91,18 +125,43 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
   }
   if (typeof html !== 'boolean' && typeof html !== 'function') throw invalid('"html" must be a boolean or a function')
+  if (typeof ifMatch !== 'boolean') throw invalid('"ifMatch" must be a boolean')
+  if (typeof explain !== 'boolean') throw invalid('"explain" must be a boolean')
+  if (actTimeout !== undefined && !isPositiveInteger(actTimeout)) throw invalid('"actTimeout" must be a positive integer of milliseconds')
+  if (onAddress !== undefined && typeof onAddress !== 'function') throw invalid('"onAddress" must be a function')
 
   return Object.freeze({
     path,
-    form: freezeJson(form, path) as JsonObject,
+    content,
     act: act as Act,
-    prompt,
-    messages: freezeJson(messages, path) as unknown as readonly Message[],
     type,
     bodyLimit,
     maxDepth,
     rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
-    html: html as Address['html']
+    html: html as Settings['html'],
+    ifMatch,
+    explain,
+    actTimeout,
+    onAddress: onAddress as Settings['onAddress']
+  })
+}
+
+/**
+ * Checks and freezes p, m and s, at registration and on every update. Members left out keep the
+ * value they have in `base` (or their defaults).
+ */
+export function resolveContent (change: Record<string, unknown>, base: Content | undefined, path: string): Content {
+  const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
+  const { form = base?.form, prompt = base?.prompt ?? '', messages = base?.messages ?? [] } = change
+  if (form === null || typeof form !== 'object' || Array.isArray(form)) throw invalid('"form" must be a JSON Schema object')
+  if (typeof prompt !== 'string') throw invalid('"prompt" must be a string')
+  if (!Array.isArray(messages) || !messages.every(isMessage)) {
+    throw invalid('"messages" must be an array of { role, content } with string values and no other members')
+  }
+  return Object.freeze({
+    prompt,
+    messages: freezeJson(messages, path) as unknown as readonly Message[],
+    form: freezeJson(form, path) as JsonObject
   })
 }
 
