@@ -47,10 +47,14 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   settings.onAddress?.(address)
 }
 
-/** Several instances sharing one Redis keep each address's counts apart. */
+/**
+ * With Redis, each address keeps its counts apart, and a Redis outage lets requests through
+ * (fail open): a shared store going away must not take every address down with it, and bodies
+ * are still bounded, parsed and validated (docs/deploying.md).
+ */
 function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
   if (settings.rateLimit === false || settings.rateLimit.redis === undefined) return {}
-  return { nameSpace: `fastify-gpt:${settings.path}:` }
+  return { nameSpace: `fastify-gpt:${settings.path}:`, skipOnError: true }
 }
 
 /** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
