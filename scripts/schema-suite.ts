@@ -4,7 +4,8 @@
 //   node --import ./test/register.js scripts/schema-suite.ts [suite-dir]
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { compileForm, freezeJson } from '../src/form.ts'
+import { compileForm, freezeJson, type JsonObject } from '../src/form.ts'
+import { renderPage } from '../src/html.ts'
 import { parse } from '../src/parse.ts'
 
 const root = process.argv[2] ?? join(import.meta.dirname, '../../shared/testdata/JSON-Schema-Test-Suite/tests/draft2020-12')
@@ -41,6 +42,9 @@ for (const file of files(root)) {
       continue
     }
     enforced++
+    // The HTML view of every enforced form renders, and stays bounded (docs/html-view.md).
+    const page = renderPage({ path: '/', prompt: '', messages: [], form: schema as JsonObject })
+    if (page.html.length > 1_000_000) wrong.push(`${label}: ${group.description}: the page is ${page.html.length} bytes`)
     for (const test of group.tests) {
       // What reaches the validator is what the parser accepts: bodies it refuses by policy (such as
       // integers past 2^53 or "__proto__") never get there.

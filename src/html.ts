@@ -1,54 +1,123 @@
 import { createHash } from 'node:crypto'
 import type { AddressView } from './options.ts'
+import { escapeHtml } from './page/escape.ts'
+import { renderInputs } from './page/inputs.ts'
+import { SCRIPT } from './page/script.ts'
+import { STYLE } from './page/style.ts'
 
-/** An HTML page and the Content-Security-Policy that admits exactly its inline style. */
+export { escapeHtml }
+
+/** An HTML page and the Content-Security-Policy that admits exactly its inline script and style. */
 export interface Page {
   readonly html: string
   readonly csp: string
 }
 
-const STYLE = `
-:root { color-scheme: light dark; font: 16px/1.5 system-ui, sans-serif; }
-body { max-width: 46rem; margin: 0 auto; padding: 1rem; }
-pre { overflow-x: auto; padding: .75rem; border: 1px solid #8884; border-radius: .375rem; }
-.message { border-left: 3px solid #8886; padding-left: .75rem; margin: .5rem 0; white-space: pre-wrap; }
-.role { font-weight: 600; }
-`
-
-const ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-/** Escapes text for HTML element content and quoted attribute values. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] as string)
-
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
 
 /**
- * The human view of an address (draft §3.3): the prompt, the messages and the form, as text.
- * Everything from p, m and s is escaped; the page runs no script.
+ * The page's policy: nothing loads but its one script and one stylesheet (by hash), it connects
+ * only to its own origin (the act), and no DOM sink takes a string as HTML (Trusted Types).
+ */
+export const CSP = [
+  "default-src 'none'",
+  `script-src ${hash(SCRIPT)}`,
+  `style-src ${hash(STYLE)}`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'"
+].join('; ')
+
+// Roles with a look of their own; any other role is shown as written, in the default look.
+const ROLES = new Set(['user', 'assistant', 'system', 'developer', 'tool'])
+
+/** The page's title: the prompt's first line, cut short, then the path. */
+function title (view: AddressView): string {
+  const line = view.prompt.trim().split('\n')[0] ?? ''
+  const short = line.length > 60 ? `${line.slice(0, 59).trimEnd()}…` : line
+  return short === '' ? `GPT address ${view.path}` : `${short} · ${view.path}`
+}
+
+function conversation (view: AddressView): string {
+  if (view.messages.length === 0) return ''
+  const items = view.messages.map((message) =>
+    `<li class="message${ROLES.has(message.role) ? ` ${message.role}` : ''}"><span class="role">${escapeHtml(message.role)}</span>` +
+    `<div class="content">${escapeHtml(message.content)}</div></li>`)
+  return `<section aria-labelledby="m-title">
+<h2 id="m-title">The conversation so far</h2>
+<ol class="messages">
+${items.join('\n')}
+</ol>
+</section>
+`
+}
+
+/**
+ * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
+ * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
+ * raw JSON editor, an Act button, and the published form itself. Everything from p, m and s is
+ * escaped; the one script and the one stylesheet are constants, allowed by hash.
  */
 export function renderPage (view: AddressView): Page {
-  const messages = view.messages.map((message) =>
-    `<div class="message"><span class="role">${escapeHtml(message.role)}</span>\n${escapeHtml(message.content)}</div>`
-  ).join('\n')
+  const here = escapeHtml(view.path)
+  const inputs = renderInputs(view.form)
   const html = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>GPT address ${escapeHtml(view.path)}</title>
+<meta name="color-scheme" content="light dark">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title(view))}</title>
 <style>${STYLE}</style>
 </head>
 <body>
+<div class="page">
+<header>
+<h1>GPT address <code>${here}</code></h1>
+${view.prompt.trim() === ''
+    ? '<p class="prompt empty">This address gives no introduction: the form below says what it takes.</p>'
+    : `<p class="prompt">${escapeHtml(view.prompt)}</p>`}
+</header>
 <main>
-<h1>GPT address <code>${escapeHtml(view.path)}</code></h1>
-<p>${escapeHtml(view.prompt)}</p>
-${messages === '' ? '' : `<h2>Messages</h2>\n${messages}`}
-<h2>Form</h2>
-<p>POST a JSON body that validates against this schema. Send <code>Accept: application/json</code> to get the arrival as JSON.</p>
-<pre>${escapeHtml(JSON.stringify(view.form, null, 2))}</pre>
+${conversation(view)}<section aria-labelledby="act-title">
+<h2 id="act-title">Act</h2>
+<p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${
+  inputs.includes('class="include"') ? '\nA member marked <em>include</em> may be left out; it is sent once you fill it in or tick it.' : ''}</p>
+<noscript><p>Acting from this page needs JavaScript. Without it, POST the JSON body to this address (see below).</p></noscript>
+<form id="act" class="compose" novalidate>
+<div class="inputs">
+${inputs}
+</div>
+<div class="side needs-script">
+<label class="body-label" for="body">JSON body</label>
+<p id="body-note" class="hint"></p>
+<textarea id="body" class="code" rows="12" spellcheck="false" autocapitalize="off" aria-describedby="body-note"></textarea>
+<button type="button" id="from-inputs" hidden>Write it from the inputs</button>
+<button type="submit" id="act-button">Act</button>
+<div id="outcome" class="outcome" role="status" aria-live="polite"></div>
+</div>
+</form>
+</section>
+<section aria-labelledby="form-title">
+<h2 id="form-title">The form</h2>
+<p class="lead">What this address takes, as it publishes it in <code>s</code>: a JSON Schema (draft 2020-12).
+A body it does not validate is refused, always with the same bare 204.</p>
+<pre class="schema"><code>${escapeHtml(JSON.stringify(view.form, null, 2))}</code></pre>
+</section>
 </main>
+<footer>
+<p>For programs: a GET without <code>Accept: text/html</code> returns <code>{"p", "m", "s"}</code> as JSON, and a POST of the JSON body acts (draft-ferguson-gpt-00).</p>
+<pre><code>curl -s <span class="here">${here}</span>
+curl -s <span class="here">${here}</span> -d @body.json</code></pre>
+</footer>
+</div>
+<script>${SCRIPT}</script>
 </body>
 </html>
 `
-  return { html, csp: `default-src 'none'; style-src ${hash(STYLE)}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'` }
+  return { html, csp: CSP }
 }
