@@ -1,59 +1,21 @@
 // Screenshots of the HTML page for docs/html-view.md, taken with Debian's Chromium:
 //   node --import ./test/register.js scripts/screenshots.ts [out-dir]   (default docs/screenshots)
-// Starts a host like example/host.js on 127.0.0.1 (any free port), fills in the forms as a person
+// Starts the example host's addresses (example/addresses.js) on 127.0.0.1 (any free port), fills in the forms as a person
 // would, presses Act, and writes note-board-desktop.png, note-board-phone.png and poll-desktop.png.
 import { mkdir } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { noteBoard, poll } from '../example/addresses.js'
 import gpt from '../src/index.ts'
 
 const out = resolve(process.argv[2] ?? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)))
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
-const notes: unknown[] = [{ note: 'The coffee machine on floor 2 works again.', author: 'Sam' }]
-const votes = { tabs: 4, spaces: 7 }
-
 const app = Fastify()
-await app.register(gpt, {
-  prompt: 'A public note board. Leave one short note, signed if you like.',
-  messages: [
-    { role: 'user', content: 'What is this place?' },
-    { role: 'assistant', content: 'A board where anyone may pin a note.' }
-  ],
-  form: {
-    type: 'object',
-    properties: {
-      note: { type: 'string', minLength: 1, maxLength: 280, description: 'The note, up to 280 characters.' },
-      author: { type: 'string', maxLength: 40, description: 'Optional signature.' }
-    },
-    required: ['note'],
-    additionalProperties: false
-  },
-  type: 'note-board',
-  rateLimit: false,
-  act (body) {
-    notes.push(body)
-    return { pinned: notes.length, notes }
-  }
-})
-await app.register(gpt, {
-  prefix: '/poll',
-  prompt: 'Vote once: tabs or spaces?',
-  form: {
-    type: 'object',
-    properties: { choice: { enum: ['tabs', 'spaces'], description: 'What you indent with.' } },
-    required: ['choice'],
-    additionalProperties: false
-  },
-  type: 'poll',
-  rateLimit: false,
-  act ({ choice }) {
-    votes[choice] += 1
-    return votes
-  }
-})
+await app.register(gpt, { ...noteBoard([{ note: 'The coffee machine on floor 2 works again.', author: 'Sam' }]), rateLimit: false })
+await app.register(gpt, { ...poll({ tabs: 4, spaces: 7 }), rateLimit: false })
 const base = await app.listen({ host: '127.0.0.1', port: 0 })
 
 let browser: Browser | undefined

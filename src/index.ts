@@ -60,7 +60,11 @@ function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
 /** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
 export interface Gpt {
   <const F extends object>(instance: FastifyInstance, options: GptOptions<F> & RegisterOptions): Promise<void>
+  /** Tells this copy's plugin from another's at once, so overload resolution stays cheap. */
+  readonly [brand]: true
 }
+
+declare const brand: unique symbol
 
 declare module 'fastify' {
   // An overload for `app.register(gpt, options)` that infers the form's type from the options, so

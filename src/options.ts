@@ -53,8 +53,11 @@ export interface GptAddress extends AddressView {
 export interface GptOptions<F = object> {
   /** `s`: a JSON Schema 2020-12 object, published on GET and enforced on POST as one value. */
   form: F
-  /** Runs for every act; its result is sent as 200 application/json. */
-  act: Act<F>
+  /**
+   * Runs for every act; its result is sent as 200 application/json. Declared as a method so that,
+   * for a form typed loosely, an act may name the body type it expects.
+   */
+  act (body: Body<F>, request: FastifyRequest, reply: FastifyReply): unknown
   /** `p`: what this address is and what to do. Default `''`. */
   prompt?: string
   /** `m`: prior messages. Default `[]`. */
