@@ -57,6 +57,8 @@ function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
   return { nameSpace: `fastify-gpt:${settings.path}:`, skipOnError: true }
 }
 
+declare const brand: unique symbol
+
 /** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
 export interface Gpt {
   <const F extends object>(instance: FastifyInstance, options: GptOptions<F> & RegisterOptions): Promise<void>
@@ -64,7 +66,6 @@ export interface Gpt {
   readonly [brand]: true
 }
 
-declare const brand: unique symbol
 
 declare module 'fastify' {
   // An overload for `app.register(gpt, options)` that infers the form's type from the options, so
