@@ -66,7 +66,6 @@ export interface Gpt {
   readonly [brand]: true
 }
 
-
 declare module 'fastify' {
   // An overload for `app.register(gpt, options)` that infers the form's type from the options, so
   // `act`'s body is typed (Fastify's own overloads would fix the options type first). Merged
