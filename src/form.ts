@@ -125,6 +125,21 @@ const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** Whether `value` is a multiple of `divisor`, both read as the decimals they are written as. */
+function multipleOf (divisor: number, value: number): boolean {
+  const [a, ea] = decimal(value)
+  const [b, eb] = decimal(divisor)
+  const e = Math.min(ea, eb)
+  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n
+}
+
+/** A finite number as exact decimal digits and exponent, from its shortest round-trip form. */
+function decimal (n: number): [digits: bigint, exponent: number] {
+  const [mantissa = '', exponent = '0'] = String(n).split('e')
+  const [whole = '', fraction = ''] = mantissa.split('.')
+  return [BigInt(whole + fraction), Number(exponent) - fraction.length]
+}
+
 /** A `regex` is an ECMA-262 pattern as `pattern` compiles it: with the `u` flag. */
 function isRegex (text: string): boolean {
   try {
@@ -161,6 +176,9 @@ function validatorFor (allErrors: boolean): Ajv2020 {
   addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
   ajv.addFormat('uuid', UUID)
   ajv.addFormat('regex', isRegex)
+  // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
+  ajv.removeKeyword('multipleOf')
+  ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })
   return ajv
 }
 

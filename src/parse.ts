@@ -248,9 +248,9 @@ function checkMembers (root: object, members: number): void {
 }
 
 /**
- * Checks every number token exactly (the text is valid JSON by now). A non-zero literal that
- * becomes 0, or a magnitude past 2^53 - 1, would reach the application as another value than
- * the actor sent (draft §5.1).
+ * Checks every number token exactly (the text is valid JSON by now): an integer literal past
+ * 2^53 - 1, a literal that overflows to ±Infinity and a non-zero literal that becomes 0 would all
+ * reach the application as another value than the actor sent (draft §5.1).
  */
 function checkNumbers (body: Buffer): void {
   const length = body.length
@@ -271,27 +271,15 @@ function isNumberByte (c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || c === 0x2e || c === 0x65 || c === 0x45 || c === 0x2b || c === 0x2d
 }
 
-/** Whether a valid JSON number token keeps its value as a double, within ±(2^53 - 1). */
+/**
+ * Whether a valid JSON number token reaches the application as the value it writes. Decimals and
+ * exponents take their nearest double, as in every JSON parser (0.1, 1e22); but an integer literal
+ * past 2^53 - 1 collapses into a neighbour, and overflow or underflow to 0 is another value.
+ */
 function keepsValue (token: string): boolean {
-  const e = token.search(/[eE]/)
-  const mantissa = e === -1 ? token : token.slice(0, e)
-  const exponent = e === -1 ? 0 : Number(token.slice(e + 1))
-  const unsigned = mantissa.charCodeAt(0) === 0x2d ? mantissa.slice(1) : mantissa
-  const point = unsigned.indexOf('.')
-  const integer = point === -1 ? unsigned : unsigned.slice(0, point)
-  const digits = point === -1 ? unsigned : integer + unsigned.slice(point + 1)
-  let first = 0
-  while (first < digits.length && digits.charCodeAt(first) === 0x30) first++
-  let last = digits.length
-  while (last > first && digits.charCodeAt(last - 1) === 0x30) last--
-  if (first === last) return true // zero, however written
-  // the value is 0.<significant> x 10^scale
-  const significant = digits.slice(first, last)
-  const scale = integer.length - first + exponent
-  if (scale > SAFE_DIGITS) return false
-  if (scale === SAFE_DIGITS) {
-    const head = significant.slice(0, SAFE_DIGITS).padEnd(SAFE_DIGITS, '0')
-    if (head > MAX_SAFE || (head === MAX_SAFE && significant.length > SAFE_DIGITS)) return false
-  }
-  return Number(token) !== 0 // a non-zero literal that underflows
+  const value = Number(token)
+  if (!Number.isFinite(value)) return false
+  if (/[.eE]/.test(token)) return value !== 0 || !/[1-9]/.test(token.split(/[eE]/)[0] as string)
+  const digits = token.charCodeAt(0) === 0x2d ? token.slice(1) : token // no leading zeros in JSON
+  return digits.length < SAFE_DIGITS || (digits.length === SAFE_DIGITS && digits <= MAX_SAFE)
 }

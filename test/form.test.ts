@@ -121,6 +121,17 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     assert.equal(await post(regex.app, '\\a'), 204, 'not a pattern under the u flag')
   })
 
+  it('checks multipleOf on the decimals as written, not in floating point', async () => {
+    const { app } = await host({ form: { type: 'number', multipleOf: 0.01 } })
+    const status = async (payload: string): Promise<number> => (await app.inject({ method: 'POST', url: '/', payload })).statusCode
+    assert.equal(await status('19.99'), 200, '19.99 / 0.01 is 1998.9999999999998 in floating point')
+    assert.equal(await status('0.07'), 200)
+    assert.equal(await status('0.015'), 204)
+    const half = await host({ form: { type: 'number', multipleOf: 0.5 } })
+    assert.equal((await half.app.inject({ method: 'POST', url: '/', payload: '1e308' })).statusCode, 200, 'no overflow')
+    assert.equal((await half.app.inject({ method: 'POST', url: '/', payload: '1.25' })).statusCode, 204)
+  })
+
   it('refuses keywords the validator would mis-evaluate', async () => {
     await refused({ type: 'array', unevaluatedItems: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedItems/)
     await refused({ if: { required: ['a'] }, else: { required: ['b'] }, unevaluatedProperties: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedProperties/)

@@ -1,0 +1,190 @@
+// Speed of src/parse.ts against JSON.parse and other parsers on request-body-like payloads.
+// Run: node --import ./test/register.js benchmarks/parse.ts [--quick]
+// Writes benchmarks/results/parse-latest.json (see docs/parsing.md).
+import { Buffer } from 'node:buffer'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { cpus } from 'node:os'
+import { deepStrictEqual } from 'node:assert/strict'
+import secureJson from 'secure-json-parse'
+import { parse } from '../src/parse.ts'
+
+// json-dup-key-validator ships no types: describe the one function used
+interface DupKeyValidator { validate (text: string, allowDuplicatedKeys?: boolean): string | undefined }
+const dupKeys = createRequire(import.meta.url)('json-dup-key-validator') as DupKeyValidator
+
+const quick = process.argv.includes('--quick')
+const ROUNDS = quick ? 1 : 15
+const ROUND_NS = quick ? 10e6 : 200e6 // time on one payload in one round, shared by the parsers
+const WARMUP_NS = quick ? 5e6 : 100e6
+
+// ---- payloads: deterministic, request-body-like, with non-ASCII text and escapes ----
+
+function prng (seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = s
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Text of an act as a model or a person writes it: mostly plain words, some raw non-ASCII,
+// and escapes (about one per 40 bytes of text): \n, \t, \", \\, and '§' and '🙂', which
+// serialize() writes as \u escapes (a surrogate pair for '🙂') as ensure_ascii serializers do.
+const WORDS = [
+  'the', 'form', 'act', 'address', 'value', 'schema', 'actor', 'request', 'body', 'strict',
+  'parse', 'object', 'member', 'name', 'depth', 'number', 'string', 'array', 'reply', 'order',
+  'a', 'of', 'to', 'and', 'is', 'in', 'it', 'for', 'on', 'with',
+  'café', 'naïve', 'Ærøskøbing', '日本語', 'Привет', 'ελληνικά', '😀',
+  'line\nbreak', 'tab\there', '"quoted"', 'back\\slash', '§ 5.2', 'smile 🙂'
+]
+
+function sentence (rand: () => number, words: number): string {
+  const out: string[] = []
+  for (let i = 0; i < words; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)] as string)
+  return out.join(' ')
+}
+
+function stringHeavyItem (rand: () => number, i: number): unknown {
+  return { role: i % 2 === 0 ? 'user' : 'assistant', content: sentence(rand, 4 + Math.floor(rand() * 24)) }
+}
+
+const NAMES = ['Zoë', 'José', 'Łukasz', '李雷', 'Søren', 'Ægir', 'Ṣadé', 'Ωmega']
+
+function objectHeavyItem (rand: () => number, i: number): unknown {
+  return {
+    id: i,
+    name: NAMES[i % NAMES.length],
+    ok: rand() < 0.5,
+    kind: WORDS[Math.floor(rand() * WORDS.length)],
+    score: Math.round(rand() * 1e4) / 100,
+    at: { x: Math.floor(rand() * 1000) - 500, y: Math.floor(rand() * 1000) },
+    tags: [sentence(rand, 1), sentence(rand, 1)],
+    note: i % 4 === 0 ? 'see "§ 5.2"\n' : null
+  }
+}
+
+function payload (kind: 'string' | 'object', target: number): Buffer {
+  const rand = prng(target + (kind === 'string' ? 1 : 2))
+  const items: unknown[] = []
+  let size = 16
+  for (let i = 0; size < target; i++) {
+    const item = kind === 'string' ? stringHeavyItem(rand, i) : objectHeavyItem(rand, i)
+    items.push(item)
+    size += Buffer.byteLength(serialize([item])) - 14
+  }
+  return Buffer.from(serialize(items), 'utf8')
+}
+
+function serialize (items: unknown[]): string {
+  return JSON.stringify({ messages: items }).replaceAll('§', '\\u00a7').replaceAll('🙂', '\\ud83d\\ude42')
+}
+
+// ---- parsers, each as a user would call it on a request body ----
+
+type Parser = (body: Buffer) => unknown
+const parsers: Record<string, Parser> = {
+  'JSON.parse': (body) => JSON.parse(body.toString()),
+  'secure-json-parse': (body) => secureJson.parse(body),
+  'json-dup-key-validator': (body) => {
+    const text = body.toString()
+    const error = dupKeys.validate(text, false)
+    if (error !== undefined) throw new Error(error)
+    return JSON.parse(text)
+  },
+  'fastify-gpt parse': (body) => parse(body)
+}
+
+// ---- measurement ----
+
+let sink: unknown
+function measure (fn: Parser, body: Buffer, budgetNs: number): number {
+  let ops = 0
+  const start = process.hrtime.bigint()
+  let elapsed = 0
+  do {
+    for (let i = 0; i < 4; i++) sink = fn(body)
+    ops += 4
+    elapsed = Number(process.hrtime.bigint() - start)
+  } while (elapsed < budgetNs)
+  return elapsed / ops
+}
+
+function median (xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid] as number : ((s[mid - 1] as number) + (s[mid] as number)) / 2
+}
+
+const SIZES: [string, number][] = [['200 B', 200], ['2 KB', 2048], ['64 KB', 65536], ['1 MB', 1048576]]
+const cases: { name: string, body: Buffer }[] = []
+for (const [label, size] of SIZES) {
+  for (const kind of ['string', 'object'] as const) cases.push({ name: `${kind}-heavy ${label}`, body: payload(kind, size) })
+}
+
+// every parser must agree on every payload before its speed means anything
+for (const c of cases) {
+  const expected: unknown = JSON.parse(c.body.toString())
+  for (const fn of Object.values(parsers)) deepStrictEqual(fn(c.body), expected)
+}
+
+const names = Object.keys(parsers)
+const samples = new Map<string, number[]>()
+for (const c of cases) for (const p of names) samples.set(`${c.name}|${p}`, [])
+for (const c of cases) for (const p of names) measure(parsers[p] as Parser, c.body, WARMUP_NS)
+for (let round = 0; round < ROUNDS; round++) {
+  for (const c of cases) {
+    // rotate the order each round so drift on a noisy machine does not favour one parser
+    for (let k = 0; k < names.length; k++) {
+      const p = names[(k + round) % names.length] as string
+      samples.get(`${c.name}|${p}`)?.push(measure(parsers[p] as Parser, c.body, ROUND_NS / names.length))
+    }
+  }
+}
+
+interface Row { payload: string, bytes: number, parser: string, medianNs: number, ratio: number }
+const rows: Row[] = []
+for (const c of cases) {
+  const base = median(samples.get(`${c.name}|JSON.parse`) ?? [])
+  for (const p of names) {
+    const m = median(samples.get(`${c.name}|${p}`) ?? [])
+    rows.push({ payload: c.name, bytes: c.body.length, parser: p, medianNs: Math.round(m), ratio: Math.round((m / base) * 100) / 100 })
+  }
+}
+
+/** Backslashes (escapes) and bytes of non-ASCII characters per KiB of a payload. */
+function composition (body: Buffer): { escapesPerKiB: number, nonAsciiPerKiB: number } {
+  let escapes = 0
+  let nonAscii = 0
+  for (const byte of body) {
+    if (byte === 0x5c) escapes++
+    else if (byte >= 0x80) nonAscii++
+  }
+  const perKiB = (n: number): number => Math.round((n / body.length) * 1024)
+  return { escapesPerKiB: perKiB(escapes), nonAsciiPerKiB: perKiB(nonAscii) }
+}
+const payloads = cases.map((c) => ({ payload: c.name, bytes: c.body.length, ...composition(c.body) }))
+
+const cpu = cpus()[0]?.model ?? 'unknown'
+console.log(`node ${process.version}, ${cpu}, ${ROUNDS} round(s), median ns/op (ratio to JSON.parse)${quick ? ', --quick' : ''}\n`)
+const header = ['payload', 'bytes', ...names]
+const table = cases.map((c) => [c.name, String(c.body.length), ...names.map((p) => {
+  const r = rows.find((x) => x.payload === c.name && x.parser === p) as Row
+  return `${r.medianNs.toLocaleString('en-US')} (${r.ratio.toFixed(2)}x)`
+})])
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => (r[i] as string).length)))
+const line = (cells: string[]): string => '| ' + cells.map((x, i) => i < 2 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number)).join(' | ') + ' |'
+console.log(line(header))
+console.log('|' + widths.map((w, i) => i < 2 ? '-'.repeat(w + 1) + '-|' : '-'.repeat(w + 1) + ':|').join(''))
+for (const r of table) console.log(line(r))
+console.log('\npayload composition: ' + payloads.map((p) => `${p.payload}: ${p.escapesPerKiB} escapes and ${p.nonAsciiPerKiB} non-ASCII bytes per KiB`).join('; '))
+
+const dir = new URL('./results/', import.meta.url)
+mkdirSync(dir, { recursive: true })
+const file = new URL(quick ? 'parse-latest.tmp.json' : 'parse-latest.json', dir)
+writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu, quick, rounds: ROUNDS, payloads, rows }, null, 2) + '\n')
+console.log(`\nwritten to ${file.pathname}`)
+if (sink === Symbol.for('never')) console.log('')
