@@ -336,6 +336,18 @@ describe('duplicate member names', () => {
     accepts('{"a:b":"c:d","e":[":",{"f":"::"}]}')
     accepts('{"\\":":"\\":\\\\"}')
   })
+
+  it('counts a colon written as \\u003a as text, and compares it unescaped', () => {
+    accepts('{"a\\u003ab":"\\u003A","c":["\\u003a:"]}')
+    accepts('["\\\\u003a", {"\\\\u003a":1}]')
+    rejects('{"\\u003a":1,":":2}', 'duplicate')
+    rejects('{"a\\u003A":{"x:y":1},"a:":2}', 'duplicate')
+  })
+
+  it('reports depth before a duplicate, even when the duplicate drops the deep value', () => {
+    rejects('{"a":' + '['.repeat(70) + ']'.repeat(70) + ',"a":1}', 'depth')
+    rejects('[{"a":{"b":' + '{"c":'.repeat(70) + '1' + '}'.repeat(70) + '},"a":1}]', 'depth')
+  })
 })
 
 describe('__proto__', () => {
