@@ -68,6 +68,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   instance.setValidatorCompiler(({ schema }) => {
     if (schema !== initial) throw new GPT_ERR_FORM_INVALID(address.path, 'Fastify offered a schema other than the form')
     const validate = (body: unknown): boolean => {
+      if (body instanceof Rejected) return true // refused already: the handler answers it
       const current = address.current.validate
       const valid = current(body)
       validate.errors = current.errors ?? null
@@ -80,9 +81,22 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   instance.post('/', {
     schema: { body: initial },
     attachValidation: true,
+    schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
     ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
   }, actHandler(settings, reject))
+}
+
+/**
+ * A body that fails the form is an expected event, not a fault: its error carries no stack trace
+ * (capturing one costs more than the validation), only the reason for the log.
+ */
+function validationFailure (errors: FastifySchemaValidationError[], dataVar: string): Error {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  const error = new Error(errors.map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`).join(', '))
+  Error.stackTraceLimit = limit
+  return error
 }
 
 /**
@@ -115,7 +129,7 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
   const { bodyLimit, maxDepth } = settings
   instance.removeAllContentTypeParsers()
-  instance.addContentTypeParser('*', (request, payload, done) => {
+  const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
     readBody(request, payload, bodyLimit, (bytes) => {
       if (typeof bytes === 'string') return done(null, new Rejected(bytes))
       try {
@@ -124,7 +138,12 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
         done(null, new Rejected(error instanceof ParseError ? error.message : 'unparsable'))
       }
     })
-  })
+  }
+  // The same parser under the media types actors send, which Fastify looks up from a cache,
+  // and under '*' for every other (the catch-all is matched anew on each request).
+  for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '*']) {
+    instance.addContentTypeParser(type, parser)
+  }
 }
 
 /**

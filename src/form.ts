@@ -81,8 +81,14 @@ const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then',
 const SUBSCHEMA_LISTS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf'])
 const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
 
+/** What a walk over the form saw: its keywords, and the property names it mentions. */
+interface Seen {
+  readonly keywords: Set<string>
+  readonly names: Set<string>
+}
+
 /** Walks every subschema, refusing what Ajv would accept but not enforce. */
-function audit (schema: Json, address: string, path: string, seen: Set<string>): void {
+function audit (schema: Json, address: string, path: string, seen: Seen): void {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return
   const object = schema as JsonObject
   for (const key of Object.keys(object)) {
@@ -90,8 +96,12 @@ function audit (schema: Json, address: string, path: string, seen: Set<string>):
     const at = `${path}/${escape(key)}`
     const why = UNENFORCED.get(key)
     if (why !== undefined) throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `"${key}" at ${pointer(path)} ${why}`)
-    seen.add(key)
+    seen.keywords.add(key)
     const required = namesRequired(key, value)
+    for (const name of required) if (typeof name === 'string') seen.names.add(name)
+    if ((key === 'properties' || key === 'dependentRequired' || key === 'dependentSchemas') && isObject(value)) {
+      for (const name of Object.keys(value)) seen.names.add(name)
+    }
     if (required.includes('__proto__')) {
       throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${at} requires "__proto__", which no body can carry`)
     }
@@ -149,7 +159,7 @@ function isRegex (text: string): boolean {
   }
 }
 
-function validatorFor (allErrors: boolean): Ajv2020 {
+function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
   const ajv = new Ajv2020({
     // What the actor sent is what `act` receives: no coercion, no defaults, nothing removed.
     coerceTypes: false,
@@ -166,8 +176,9 @@ function validatorFor (allErrors: boolean): Ajv2020 {
     strictRequired: false,
     allowUnionTypes: true,
     allowMatchingProperties: true,
-    // `required: ["constructor"]` must look at the body's own members, not Object.prototype.
-    ownProperties: true,
+    // `required: ["constructor"]` must look at the body's own members, not Object.prototype; a
+    // hasOwnProperty call per test is paid only by forms naming such a member.
+    ownProperties,
     unicodeRegExp: true,
     allErrors, // every failed constraint, for `explain` only; the verdict is the same
     addUsedSchema: false,
@@ -199,15 +210,16 @@ function checkMetaSchema (form: JsonObject): void {
  */
 export function compileForm (form: Json, address: string, { allErrors = false } = {}): ValidateFunction {
   if (!isObject(form)) throw new GPT_ERR_FORM_INVALID(address, 'the form must be a JSON Schema object')
-  const keywords = new Set<string>()
-  audit(form, address, '', keywords)
+  const { keywords, names } = { keywords: new Set<string>(), names: new Set<string>() }
+  audit(form, address, '', { keywords, names })
   // Ajv mis-evaluates this pair where the JSON Schema Test Suite probes it (scripts/schema-suite.ts).
   if (keywords.has('unevaluatedProperties') && keywords.has('if')) {
     throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, '"unevaluatedProperties" is not enforced correctly beside "if"')
   }
   try {
     checkMetaSchema(form)
-    return validatorFor(allErrors).compile(form)
+    const inherited = [...names].some((name) => name in Object.prototype)
+    return validatorFor(allErrors, inherited).compile(form)
   } catch (error) {
     throw refusal(error, address)
   }
