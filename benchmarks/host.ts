@@ -1,0 +1,126 @@
+// One host under load, in its own process. Either side serves the form of workload.ts:
+//   baseline  what a user writes by hand with Fastify: GET sends precomputed bytes, POST uses
+//             `schema: { body: form }` with Fastify's default JSON parser and validator
+//   gpt       fastify-gpt, the built package (dist/, so `npm run build` first) with the same form and result
+// Arguments: --side baseline|gpt  --rate-limit on|off  --mounts N (gpt only: addresses /a0 ... /aN-1)
+//            --module PATH (gpt only: another build's index.js instead of the package, to try a change)
+// It reports { port, registrationMs } once listening, then answers the orchestrator over IPC:
+// `usage` (CPU time so far), `memory` (process.memoryUsage() after a forced GC when --expose-gc),
+// `profile-start` and `profile-stop` (V8's CPU profiler, as `node --cpu-prof` runs it, but around
+// the measured load only, written where asked), `close`. Nothing is added to the host's routes, so the load sees exactly the two routes.
+import rateLimit from '@fastify/rate-limit'
+import Fastify, { type FastifyInstance } from 'fastify'
+import builtGpt from 'fastify-gpt'
+import { writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { parseArgs } from 'node:util'
+import { serve } from './processes.ts'
+import { arrivalBytes, BODY_LIMIT, form, messages, prompt, receipt } from './workload.ts'
+
+const { values } = parseArgs({
+  options: {
+    side: { type: 'string', default: 'gpt' },
+    'rate-limit': { type: 'string', default: 'off' },
+    mounts: { type: 'string' },
+    module: { type: 'string' }
+  }
+})
+const gpt: typeof builtGpt = values.module === undefined
+  ? builtGpt
+  : (await import(pathToFileURL(resolve(values.module)).href) as { default: typeof builtGpt }).default
+const side = values.side
+const limited = values['rate-limit'] === 'on'
+/** So high it never trips: rate limiting costs its bookkeeping and nothing else. */
+const NEVER = 1e9
+
+let acts = 0
+
+function baseline (app: FastifyInstance): void {
+  if (limited) app.register(rateLimit, { max: NEVER })
+  app.register(async (scope) => {
+    scope.get('/', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(arrivalBytes))
+    scope.post('/', { schema: { body: form }, bodyLimit: BODY_LIMIT }, (request) => {
+      acts++
+      return receipt(request.body as { items: unknown[] })
+    })
+  })
+}
+
+function address (app: FastifyInstance, prefix?: string): void {
+  app.register(gpt, {
+    ...(prefix === undefined ? {} : { prefix }),
+    prompt,
+    messages,
+    form,
+    act: (order) => {
+      acts++
+      return receipt(order)
+    },
+    rateLimit: limited ? { max: NEVER } : false,
+    bodyLimit: BODY_LIMIT
+  })
+}
+
+const app = Fastify({ logger: false })
+const started = performance.now()
+if (side === 'baseline') {
+  baseline(app)
+} else if (side === 'gpt') {
+  if (values.mounts === undefined) {
+    address(app)
+  } else {
+    const count = Number(values.mounts)
+    for (let i = 0; i < count; i++) address(app, `/a${i}`)
+  }
+} else {
+  throw new Error(`--side must be baseline or gpt, not ${side}`)
+}
+await app.ready()
+const registrationMs = performance.now() - started
+await app.listen({ host: '127.0.0.1', port: 0 })
+const { port } = app.server.address() as { port: number }
+
+const gc = (globalThis as { gc?: () => void }).gc
+let profiler: Session | undefined
+
+serve(async (message) => {
+  switch (message.type) {
+    case 'usage': {
+      const { user, system } = process.cpuUsage()
+      return { cpuMicros: user + system, acts }
+    }
+    case 'memory': {
+      if (gc !== undefined) {
+        // twice: the first pass can leave finalizable objects for the second
+        gc()
+        gc()
+      }
+      return { memory: process.memoryUsage(), collected: gc !== undefined }
+    }
+    case 'profile-start':
+      profiler = new Session()
+      profiler.connect()
+      await profiler.post('Profiler.enable')
+      await profiler.post('Profiler.setSamplingInterval', { interval: Number(message.intervalMicros ?? 250) })
+      await profiler.post('Profiler.start')
+      return {}
+    case 'profile-stop': {
+      if (profiler === undefined) throw new Error('no profile was started')
+      const { profile } = await profiler.post('Profiler.stop')
+      profiler.disconnect()
+      profiler = undefined
+      writeFileSync(String(message.file), JSON.stringify(profile))
+      return {}
+    }
+    case 'close':
+      await app.close()
+      process.exit(0)
+      break
+    default:
+      throw new Error(`unknown request ${String(message.type)}`)
+  }
+  return {}
+})
+process.send?.({ port, registrationMs, side, rateLimit: limited, node: process.version })
