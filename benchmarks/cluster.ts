@@ -5,21 +5,13 @@
 // balancer or proxy on the same machine would.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { freePort } from '../test/helpers/port.ts'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, duration: { type: 'string', default: '5' } } })
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
-
-async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
 
 async function start (workers: number): Promise<{ child: ChildProcess, url: string }> {
   const port = await freePort()

@@ -11,11 +11,10 @@
 // See docs/benchmarks.md.
 import { Buffer } from 'node:buffer'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
 import { dirname, relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
-import { canPin, HOST_CORE, LOAD_CORE, median, ROOT, startChild, type Child } from './processes.ts'
+import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, type Child } from './processes.ts'
 import { arrivalBytes, bodies, scenarios, type Scenario, type Side } from './workload.ts'
 
 const { values } = parseArgs({
@@ -233,12 +232,8 @@ async function main (): Promise<number> {
     for (const line of verdicts) console.log(line)
 
     const report = {
-      date: new Date().toISOString(),
-      node: process.version,
-      cpu: cpus()[0]?.model ?? 'unknown',
-      cores: cpus().length,
-      pinned: canPin ? { hosts: HOST_CORE, autocannon: LOAD_CORE } : false,
-      gptImportedFrom: 'src/index.ts (through the tsx loader)',
+      ...machine(),
+      gptImportedFrom: 'dist/ (the built package, as users import it)',
       smoke,
       rounds,
       durationSeconds: duration,

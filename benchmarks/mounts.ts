@@ -6,11 +6,10 @@
 //   npm run bench:mounts [-- --rounds 5 --duration 2 --warmup 20 --sizes 1,10,100,1000]
 // Writes benchmarks/results/mounts-latest.json. See docs/benchmarks.md.
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
-import { canPin, HOST_CORE, LOAD_CORE, median, ROOT, startChild, type Child } from './processes.ts'
+import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, type Child } from './processes.ts'
 import { bodies } from './workload.ts'
 
 const { values } = parseArgs({
@@ -129,11 +128,7 @@ try {
     ' heap after a forced GC)')
 
   const report = {
-    date: new Date().toISOString(),
-    node: process.version,
-    cpu: cpus()[0]?.model ?? 'unknown',
-    cores: cpus().length,
-    pinned: canPin ? { hosts: HOST_CORE, autocannon: LOAD_CORE } : false,
+    ...machine(),
     rounds,
     durationSeconds: duration,
     warmupRequestsPerSlot: warmup,

@@ -1,6 +1,7 @@
 // Child processes for the benchmarks: hosts and the load generator, each pinned to its own core
 // where `taskset` exists, talking to the orchestrator over IPC.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { cpus } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -96,4 +97,15 @@ export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = sorted.length >> 1
   return sorted.length % 2 === 1 ? sorted[middle] as number : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2
+}
+
+/** What every results file says of where it was measured. */
+export function machine (): Record<string, unknown> {
+  return {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    pinned: canPin ? { hosts: HOST_CORE, autocannon: LOAD_CORE } : false
+  }
 }

@@ -6,11 +6,10 @@
 // Writes benchmarks/results/soak-latest.json; exits non-zero on a wrong status or if the heap
 // grew by more than --max-growth-mb (default 2) between the first and the last phase.
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { cpus } from 'node:os'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
-import { canPin, HOST_CORE, LOAD_CORE, ROOT, startChild } from './processes.ts'
+import { canPin, HOST_CORE, LOAD_CORE, machine, ROOT, startChild } from './processes.ts'
 import { bodies } from './workload.ts'
 
 const { values } = parseArgs({
@@ -114,11 +113,7 @@ const acts = last.acts - (samples[0]?.acts ?? 0)
 console.log(`acts run: ${acts} (the mix has 2 accepted acts in 8 requests)`)
 
 const report = {
-  date: new Date().toISOString(),
-  node: process.version,
-  cpu: cpus()[0]?.model ?? 'unknown',
-  cores: cpus().length,
-  pinned: canPin ? { hosts: HOST_CORE, autocannon: LOAD_CORE } : false,
+  ...machine(),
   mix: MIX.map((m) => ({ kind: m.kind, method: m.method, bytes: m.body === undefined ? 0 : Buffer.byteLength(m.body), status: m.status })),
   connections: 16,
   warmupRequests: warmup,

@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createConnection, createServer } from 'node:net'
+import { createConnection } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { freePort } from './helpers/port.ts'
 
 // A real redis-server (Debian's package, installed by .ci/run) on a free loopback port, and two
 // host processes sharing it, as two instances behind a load balancer would.
 const MAX = 6
-
-async function freePort (): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as { port: number }
-  server.close()
-  return port
-}
 
 function startRedis (port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
