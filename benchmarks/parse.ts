@@ -1,13 +1,14 @@
 // Speed of src/parse.ts against JSON.parse and other parsers on request-body-like payloads.
 // Run: node --import ./test/register.js benchmarks/parse.ts [--quick]
 // Writes benchmarks/results/parse-latest.json (see docs/parsing.md).
-import { Buffer } from 'node:buffer'
+import { Buffer, isUtf8 } from 'node:buffer'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { deepStrictEqual } from 'node:assert/strict'
 import secureJson from 'secure-json-parse'
 import { parse } from '../src/parse.ts'
+import { scanJs, scanWasm } from '../src/scan.ts'
 
 // json-dup-key-validator ships no types: describe the one function used
 interface DupKeyValidator { validate (text: string, allowDuplicatedKeys?: boolean): string | undefined }
@@ -155,6 +156,23 @@ for (const c of cases) {
   }
 }
 
+// where the time goes: parse's own passes over the bytes, alone, in ns per byte
+const stages: Record<string, Parser> = {
+  isUtf8: (body) => isUtf8(body),
+  'scan (WebAssembly)': (body) => scanWasm?.(body, 64),
+  'scan (JavaScript)': (body) => scanJs(body, 64)
+}
+const stageRounds = Math.max(1, Math.round(ROUNDS / 3))
+const stageRows: { payload: string, stage: string, nsPerByte: number }[] = []
+for (const c of cases) {
+  for (const [stage, fn] of Object.entries(stages)) {
+    measure(fn, c.body, WARMUP_NS / 4)
+    const times: number[] = []
+    for (let round = 0; round < stageRounds; round++) times.push(measure(fn, c.body, ROUND_NS / 4))
+    stageRows.push({ payload: c.name, stage, nsPerByte: Math.round((median(times) / c.body.length) * 1000) / 1000 })
+  }
+}
+
 /** Backslashes (escapes) and bytes of non-ASCII characters per KiB of a payload. */
 function composition (body: Buffer): { escapesPerKiB: number, nonAsciiPerKiB: number } {
   let escapes = 0
@@ -180,11 +198,13 @@ const line = (cells: string[]): string => '| ' + cells.map((x, i) => i < 2 ? x.p
 console.log(line(header))
 console.log('|' + widths.map((w, i) => i < 2 ? '-'.repeat(w + 1) + '-|' : '-'.repeat(w + 1) + ':|').join(''))
 for (const r of table) console.log(line(r))
+console.log(`\nalone, median ns per byte (${stageRounds} round(s)): ` + cases.map((c) => `${c.name}: ` +
+  stageRows.filter((r) => r.payload === c.name).map((r) => `${r.stage} ${r.nsPerByte}`).join(', ')).join('; '))
 console.log('\npayload composition: ' + payloads.map((p) => `${p.payload}: ${p.escapesPerKiB} escapes and ${p.nonAsciiPerKiB} non-ASCII bytes per KiB`).join('; '))
 
 const dir = new URL('./results/', import.meta.url)
 mkdirSync(dir, { recursive: true })
 const file = new URL(quick ? 'parse-latest.tmp.json' : 'parse-latest.json', dir)
-writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu, quick, rounds: ROUNDS, payloads, rows }, null, 2) + '\n')
+writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu, quick, rounds: ROUNDS, payloads, rows, stages: stageRows }, null, 2) + '\n')
 console.log(`\nwritten to ${file.pathname}`)
 if (sink === Symbol.for('never')) console.log('')
