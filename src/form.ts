@@ -1,5 +1,6 @@
 import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import * as formats from './formats.ts'
 import {
   GPT_ERR_FORM_INVALID,
   GPT_ERR_FORM_NOT_JSON,
@@ -129,11 +130,10 @@ const isObject = (value: Json): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
 // Formats checked exactly as draft 2020-12 defines them (the JSON Schema Test Suite agrees on every
-// case). ajv-formats' checks for the others (date-time, email, hostname, uri, ...) accept some
-// invalid strings or refuse valid ones, so a form using them is refused rather than half-enforced.
+// case): these from ajv-formats, and uuid, regex, date-time and duration of our own. ajv-formats'
+// checks for the others (email, hostname, uri, ...) accept some invalid strings or refuse valid
+// ones, so a form using them is refused rather than half-enforced.
 const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** Whether `value` is a multiple of `divisor`, both read as the decimals they are written as. */
 function multipleOf (divisor: number, value: number): boolean {
@@ -148,15 +148,6 @@ function decimal (n: number): [digits: bigint, exponent: number] {
   const [mantissa = '', exponent = '0'] = String(n).split('e')
   const [whole = '', fraction = ''] = mantissa.split('.')
   return [BigInt(whole + fraction), Number(exponent) - fraction.length]
-}
-
-/** A `regex` is an ECMA-262 pattern as `pattern` compiles it: with the `u` flag. */
-function isRegex (text: string): boolean {
-  try {
-    return RegExp(text, 'u') instanceof RegExp
-  } catch {
-    return false
-  }
 }
 
 function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
@@ -185,8 +176,10 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
     logger: false
   })
   addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
-  ajv.addFormat('uuid', UUID)
-  ajv.addFormat('regex', isRegex)
+  ajv.addFormat('uuid', formats.uuid)
+  ajv.addFormat('regex', formats.regex)
+  ajv.addFormat('date-time', formats.dateTime)
+  ajv.addFormat('duration', formats.duration)
   // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })

@@ -105,7 +105,7 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
   })
 
   it('refuses formats the validator checks only approximately', async () => {
-    for (const format of ['email', 'date-time', 'hostname', 'uri', 'uri-reference', 'uri-template', 'duration']) {
+    for (const format of ['email', 'hostname', 'uri', 'uri-reference', 'uri-template']) {
       await refused({ type: 'string', format }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', new RegExp(format))
     }
   })
@@ -119,6 +119,17 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     const regex = await host({ form: { type: 'string', format: 'regex' } })
     assert.equal(await post(regex.app, '^[a-z]+$'), 200)
     assert.equal(await post(regex.app, '\\a'), 204, 'not a pattern under the u flag')
+  })
+
+  it('checks date-time and duration through the address, as RFC 3339 writes them', async () => {
+    const form = { type: 'object', properties: { at: { type: 'string', format: 'date-time' }, for: { type: 'string', format: 'duration' } } }
+    const { app } = await host({ form })
+    const status = async (body: unknown): Promise<number> =>
+      (await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(body) })).statusCode
+    assert.equal(await status({ at: '2026-11-30T09:30:00+01:00', for: 'PT45M' }), 200)
+    assert.equal(await status({ at: '2026-11-31T09:30:00Z' }), 204, 'no 31 November')
+    assert.equal(await status({ at: '2026-11-30 09:30:00Z' }), 204, 'a space is no separator')
+    assert.equal(await status({ for: 'PT1.5H' }), 204, 'no fractions')
   })
 
   it('checks multipleOf on the decimals as written, not in floating point', async () => {

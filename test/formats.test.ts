@@ -1,0 +1,89 @@
+// The format checkers of our own (src/formats.ts), against RFC 3339 and RFC 9562 directly.
+// The JSON Schema Test Suite's format cases run in scripts/schema-suite.ts.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import { dateTime, duration, regex, uuid } from '../src/formats.ts'
+
+const SEED = 20261130
+
+describe('date-time (RFC 3339 §5.6)', () => {
+  it('accepts what §5.6 writes, with or without a fraction, in any offset', () => {
+    for (const text of [
+      '2026-11-30T02:51:08Z', '2026-11-30T02:51:08.5Z', '2026-11-30T02:51:08.123456789+05:30',
+      '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2026-11-30t02:51:08z'
+    ]) assert.equal(dateTime(text), true, text)
+  })
+
+  it('knows the length of every month, and the leap years of the Gregorian calendar', () => {
+    for (const [text, valid] of [
+      ['2024-02-29T00:00:00Z', true], ['2023-02-29T00:00:00Z', false], ['2000-02-29T00:00:00Z', true],
+      ['1900-02-29T00:00:00Z', false], ['2026-04-31T00:00:00Z', false], ['2026-12-31T00:00:00Z', true],
+      ['2026-00-10T00:00:00Z', false], ['2026-13-10T00:00:00Z', false], ['2026-01-00T00:00:00Z', false]
+    ] as const) assert.equal(dateTime(text), valid, text)
+  })
+
+  it('agrees with the calendar of Date on random dates', () => {
+    const pad = (n: number, width: number): string => String(n).padStart(width, '0')
+    fc.assert(fc.property(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }), (y, m, d) => {
+      const date = new Date(0)
+      date.setUTCFullYear(y, m - 1, d)
+      const real = m >= 1 && m <= 12 && date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d
+      assert.equal(dateTime(`${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}T12:00:00Z`), real)
+    }), { seed: SEED, numRuns: 3000 })
+  })
+
+  it('accepts what Date#toISOString writes', () => {
+    fc.assert(fc.property(fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+      (date) => assert.equal(dateTime(date.toISOString()), true, date.toISOString())), { seed: SEED, numRuns: 1000 })
+  })
+
+  it('accepts a leap second only as the last second of a UTC day (§5.7)', () => {
+    for (const [text, valid] of [
+      ['2016-12-31T23:59:60Z', true], ['2016-12-31T23:59:60.5Z', true], ['2017-01-01T00:59:60+01:00', true],
+      ['2016-12-31T18:29:60-05:30', true], ['2016-12-31T23:59:60+01:00', false], ['2016-12-31T23:58:60Z', false],
+      ['2016-12-31T23:59:61Z', false]
+    ] as const) assert.equal(dateTime(text), valid, text)
+  })
+
+  it('refuses whatever else', () => {
+    for (const text of [
+      '', '2026-11-30', '02:51:08Z', '2026-11-30T02:51:08', '2026-11-30 02:51:08Z', '2026-11-30T02:51Z',
+      '2026-11-30T24:00:00Z', '2026-11-30T02:60:00Z', '2026-11-30T02:51:08+24:00', '2026-11-30T02:51:08+01:60',
+      '2026-11-30T02:51:08+0100', '2026-11-30T02:51:08+01', '2026-11-30T02:51:08.Z', '2026-11-30T02:51:08,5Z',
+      '+2026-11-30T02:51:08Z', '26-11-30T02:51:08Z', '2026-1-30T02:51:08Z', '2026-11-30T02:51:08Z\n',
+      ' 2026-11-30T02:51:08Z', '2026-11-30T02:51:08ZZ', '2026-11-30T02:51:08Z+01:00', '２026-11-30T02:51:08Z',
+      '2026-11-3٠T02:51:08Z'
+    ]) assert.equal(dateTime(text), false, JSON.stringify(text))
+  })
+})
+
+describe('duration (RFC 3339 Appendix A)', () => {
+  it('accepts every production of the grammar', () => {
+    for (const text of [
+      'P1Y', 'P1Y2M', 'P1Y2M3D', 'P2M', 'P2M3D', 'P3D', 'P3W', 'PT4H', 'PT4H5M', 'PT4H5M6S', 'PT5M',
+      'PT5M6S', 'PT6S', 'P1Y2M3DT4H5M6S', 'P3DT6S', 'P1YT5M', 'P007D', 'PT0S', 'p1y2m3dt4h5m6s'
+    ]) assert.equal(duration.test(text), true, text)
+  })
+
+  it('refuses what the grammar does not make', () => {
+    for (const text of [
+      '', 'P', 'PT', 'P1YT', '1D', 'PD', 'P1', 'P1D2', 'P1Y3D', 'PT4H6S', 'P3D2M', 'P1W1D', 'P1WT1H', 'P1H',
+      'PT1D', 'PT1.5S', 'PT1,5S', 'P-1D', '-P1D', 'P1e2D', 'P1D\n', ' P1D', 'P１D', 'P1DT'
+    ]) assert.equal(duration.test(text), false, JSON.stringify(text))
+  })
+})
+
+describe('uuid and regex', () => {
+  it('uuid: the bare string form of RFC 9562 in either case', () => {
+    assert.equal(uuid.test('2EB8AA08-aa98-11ea-b4aa-73b441d16380'), true)
+    for (const text of ['urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380', '{2eb8aa08-aa98-11ea-b4aa-73b441d16380}',
+      '2eb8aa08aa9811eab4aa73b441d16380', '2eb8aa08-aa98-11ea-b4aa-73b441d1638g']) assert.equal(uuid.test(text), false, text)
+  })
+
+  it('regex: compiles as the pattern keyword does, with the u flag', () => {
+    assert.equal(regex('^\\p{L}+$'), true)
+    assert.equal(regex('\\a'), false)
+    assert.equal(regex('('), false)
+  })
+})
