@@ -180,6 +180,9 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
   ajv.addFormat('regex', formats.regex)
   ajv.addFormat('date-time', formats.dateTime)
   ajv.addFormat('duration', formats.duration)
+  ajv.addFormat('email', formats.email)
+  ajv.addFormat('uri', formats.uri)
+  ajv.addFormat('uri-reference', formats.uriReference)
   // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })

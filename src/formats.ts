@@ -50,3 +50,62 @@ const WEEK = String.raw`\d+W`
 
 /** `duration`: RFC 3339 Appendix A `duration`. */
 export const duration = new RegExp(`^P(?:${DATE}|${TIME}|${WEEK})$`, 'i')
+
+// RFC 3986 Appendix A, production by production. Every alternative below starts or ends on a
+// character the others cannot take, so no pattern backtracks more than linearly.
+const PCT = '%[0-9A-Fa-f]{2}'
+const UNRESERVED = String.raw`A-Za-z0-9\-._~`
+const SUB_DELIMS = "!$&'()*+,;="
+const PCHAR = `(?:[${UNRESERVED}${SUB_DELIMS}:@]|${PCT})`
+const SCHEME = String.raw`[A-Za-z][A-Za-z0-9+\-.]*`
+const DEC_OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`
+const IPV4 = String.raw`${DEC_OCTET}(?:\.${DEC_OCTET}){3}`
+const H16 = '[0-9A-Fa-f]{1,4}'
+const LS32 = `(?:${H16}:${H16}|${IPV4})`
+const IPV6 = '(?:' + [
+  `(?:${H16}:){6}${LS32}`,
+  `::(?:${H16}:){5}${LS32}`,
+  `(?:${H16})?::(?:${H16}:){4}${LS32}`,
+  `(?:(?:${H16}:){0,1}${H16})?::(?:${H16}:){3}${LS32}`,
+  `(?:(?:${H16}:){0,2}${H16})?::(?:${H16}:){2}${LS32}`,
+  `(?:(?:${H16}:){0,3}${H16})?::${H16}:${LS32}`,
+  `(?:(?:${H16}:){0,4}${H16})?::${LS32}`,
+  `(?:(?:${H16}:){0,5}${H16})?::${H16}`,
+  `(?:(?:${H16}:){0,6}${H16})?::`
+].join('|') + ')'
+const IP_LITERAL = String.raw`\[(?:${IPV6}|v[0-9A-Fa-f]+\.[${UNRESERVED}${SUB_DELIMS}:]+)\]`
+const USERINFO = `(?:[${UNRESERVED}${SUB_DELIMS}:]|${PCT})*`
+const REG_NAME = `(?:[${UNRESERVED}${SUB_DELIMS}]|${PCT})*` // takes every IPv4address too
+const AUTHORITY = String.raw`(?:${USERINFO}@)?(?:${IP_LITERAL}|${REG_NAME})(?::\d*)?`
+const SEGMENT = `${PCHAR}*`
+const SEGMENT_NZ = `${PCHAR}+`
+const SEGMENT_NZ_NC = `(?:[${UNRESERVED}${SUB_DELIMS}@]|${PCT})+`
+const PATH_ABEMPTY = `(?:/${SEGMENT})*`
+const PATH_ABSOLUTE = `/(?:${SEGMENT_NZ}${PATH_ABEMPTY})?`
+const QUERY = String.raw`(?:\?(?:${PCHAR}|[/?])*)?`
+const FRAGMENT = `(?:#(?:${PCHAR}|[/?])*)?`
+const HIER_PART = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${SEGMENT_NZ}${PATH_ABEMPTY}|)`
+const RELATIVE_PART = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${SEGMENT_NZ_NC}${PATH_ABEMPTY}|)`
+
+/** `uri`: RFC 3986 `URI`, an absolute reference with a scheme. */
+export const uri = new RegExp(`^${SCHEME}:${HIER_PART}${QUERY}${FRAGMENT}$`)
+
+/** `uri-reference`: RFC 3986 `URI-reference`, a URI or a relative reference. */
+export const uriReference = new RegExp(`^(?:${SCHEME}:${HIER_PART}|${RELATIVE_PART})${QUERY}${FRAGMENT}$`)
+
+// RFC 5321 §4.1.2 and §4.1.3. `IPv6:` is an ABNF string, so case-insensitive; it is the only
+// registered tag of a General-address-literal, whose content is then an IPv6 address.
+const ATEXT = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~]"
+const DOT_STRING = String.raw`${ATEXT}+(?:\.${ATEXT}+)*`
+const QUOTED_STRING = String.raw`"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*"`
+const SUB_DOMAIN = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
+const DOMAIN = String.raw`${SUB_DOMAIN}(?:\.${SUB_DOMAIN})*`
+const SNUM = String.raw`\d{1,3}`
+const MAILBOX = new RegExp(String.raw`^(?:${DOT_STRING}|${QUOTED_STRING})@(?:${DOMAIN}|\[(${SNUM}(?:\.${SNUM}){3})\]|\[[Ii][Pp][Vv]6:${IPV6}\])$`)
+
+/** `email`: RFC 5321 §4.1.2 `Mailbox` (its syntax; not §4.5.3's limits on length). */
+export function email (text: string): boolean {
+  const m = MAILBOX.exec(text)
+  // a Snum is "a decimal integer value in the range 0 through 255"
+  return m !== null && (m[1] === undefined || m[1].split('.').every((n) => Number(n) <= 255))
+}

@@ -105,7 +105,7 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
   })
 
   it('refuses formats the validator checks only approximately', async () => {
-    for (const format of ['email', 'hostname', 'uri', 'uri-reference', 'uri-template']) {
+    for (const format of ['hostname', 'uri-template']) {
       await refused({ type: 'string', format }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', new RegExp(format))
     }
   })
