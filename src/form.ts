@@ -176,6 +176,9 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
     logger: false
   })
   addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
+  // Ajv resolves `$anchor` but lists no keyword for it, so strict mode would call it unknown
+  // (ajv-validator/ajv#1854): it is an identifier, with nothing to validate.
+  ajv.addKeyword('$anchor')
   ajv.addFormat('uuid', formats.uuid)
   ajv.addFormat('regex', formats.regex)
   ajv.addFormat('date-time', formats.dateTime)

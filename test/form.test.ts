@@ -110,6 +110,25 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     }
   })
 
+  it('follows $anchor, within the $id it belongs to', async () => {
+    const form = {
+      $id: 'https://example.org/poll',
+      type: 'object',
+      properties: { choice: { $ref: '#choice' }, note: { $ref: 'notes#text' } },
+      $defs: {
+        choice: { $anchor: 'choice', enum: ['tabs', 'spaces'] },
+        notes: { $id: 'notes', $defs: { text: { $anchor: 'text', type: 'string', maxLength: 5 } } }
+      }
+    }
+    const { app } = await host({ form })
+    const status = async (body: unknown): Promise<number> =>
+      (await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(body) })).statusCode
+    assert.equal(await status({ choice: 'tabs', note: 'short' }), 200)
+    assert.equal(await status({ choice: 'both' }), 204)
+    assert.equal(await status({ note: 'too long' }), 204)
+    await refused({ $ref: '#nowhere', $defs: { a: { $anchor: 'somewhere' } } }, 'GPT_ERR_FORM_UNRESOLVED_REF', /nowhere/)
+  })
+
   it('checks uuid and regex exactly', async () => {
     const uuid = await host({ form: { type: 'string', format: 'uuid' } })
     const post = async (app: typeof uuid.app, value: string): Promise<number> =>
