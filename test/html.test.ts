@@ -338,6 +338,25 @@ describe('inputs generated from s', () => {
     assert.ok(html.length < 1_000_000)
   })
 
+  it('follows a $ref to an $anchor of the form, but not into another resource', () => {
+    const { html } = view({
+      type: 'object',
+      properties: { choice: { $ref: '#choice' }, other: { $ref: '#inner' }, fake: { $ref: '#data' } },
+      $defs: {
+        choice: { $anchor: 'choice', enum: ['tabs', 'spaces'] },
+        nested: { $id: 'https://example.com/nested', $defs: { inner: { $anchor: 'inner', type: 'string' } } },
+        holder: { const: { $anchor: 'data', type: 'string' } }
+      }
+    })
+    const member = (name: string): string => {
+      const at = html.indexOf(`data-name="${name}"`)
+      return html.slice(at, html.indexOf('data-name=', at + 1))
+    }
+    assert.match(member('choice'), /data-kind="enum"[^]*?tabs[^]*?spaces/)
+    assert.match(member('other'), /JSON · its \$ref is not shown as inputs/)
+    assert.match(member('fake'), /JSON · its \$ref is not shown as inputs/)
+  })
+
   it('falls back to JSON for what inputs cannot express', () => {
     const { html } = view({
       type: 'object',

@@ -72,7 +72,10 @@ function value (schema: Json, ctx: Context, slot: Slot): string {
   }
 }
 
-/** A JSON Pointer fragment inside the form (`#`, `#/$defs/name`); anything else is not followed. */
+/**
+ * A fragment inside the form: a JSON Pointer (`#`, `#/$defs/name`) or a plain name given by an
+ * `$anchor` of the form's own resource (`#name`); anything else is not followed.
+ */
 function resolve (root: Json, ref: string): Json | undefined {
   if (!ref.startsWith('#')) return undefined
   let pointer: string
@@ -82,7 +85,7 @@ function resolve (root: Json, ref: string): Json | undefined {
     return undefined
   }
   if (pointer === '') return root
-  if (!pointer.startsWith('/')) return undefined
+  if (!pointer.startsWith('/')) return anchored(root, pointer)
   let at: Json | undefined = root
   for (const token of pointer.slice(1).split('/')) {
     const key = token.replace(/~1/g, '/').replace(/~0/g, '~')
@@ -91,6 +94,26 @@ function resolve (root: Json, ref: string): Json | undefined {
     else return undefined
   }
   return at
+}
+
+// Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.
+const DATA = new Set(['const', 'enum', 'default', 'examples'])
+
+/** The schema whose `$anchor` is `name`, outside any nested `$id` (another resource). */
+function anchored (root: Json, name: string): Json | undefined {
+  const stack: Json[] = [root]
+  while (stack.length > 0) {
+    const s = stack.pop()
+    if (Array.isArray(s)) {
+      stack.push(...s)
+    } else if (isObject(s)) {
+      if (s['$anchor'] === name) return s
+      for (const [key, v] of Object.entries(s)) {
+        if (!DATA.has(key) && !(isObject(v) && typeof v['$id'] === 'string')) stack.push(v)
+      }
+    }
+  }
+  return undefined
 }
 
 /** A $ref's target with the keywords written beside the $ref (a description, say) laid over it. */
