@@ -130,9 +130,8 @@ const isObject = (value: Json): value is JsonObject =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
 // Formats checked exactly as draft 2020-12 defines them (the JSON Schema Test Suite agrees on every
-// case): these from ajv-formats, and uuid, regex, date-time and duration of our own. ajv-formats'
-// checks for the others (email, hostname, uri, ...) accept some invalid strings or refuse valid
-// ones, so a form using them is refused rather than half-enforced.
+// case): these from ajv-formats, and those of src/formats.ts. Any other format is refused rather
+// than half-enforced: ajv-formats' hostname, say, accepts invalid IDNA labels.
 const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
 
 /** Whether `value` is a multiple of `divisor`, both read as the decimals they are written as. */
@@ -186,6 +185,9 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
   ajv.addFormat('email', formats.email)
   ajv.addFormat('uri', formats.uri)
   ajv.addFormat('uri-reference', formats.uriReference)
+  ajv.addFormat('iri', formats.iri)
+  ajv.addFormat('iri-reference', formats.iriReference)
+  ajv.addFormat('uri-template', formats.uriTemplate)
   // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })

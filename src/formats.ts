@@ -1,5 +1,5 @@
-// Format checkers of our own, for formats that ajv-formats checks only approximately. A form's
-// `format` is enforced exactly or refused (draft §5.2 (4)): docs/decisions.md.
+// Format checkers of our own, for formats that ajv-formats checks only approximately or not at
+// all. A form's `format` is enforced exactly or refused (draft §5.2 (4)): docs/decisions.md.
 
 /** `uuid`: RFC 9562's string form, bare (no `urn:uuid:` prefix, no braces). */
 export const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -51,12 +51,13 @@ const WEEK = String.raw`\d+W`
 /** `duration`: RFC 3339 Appendix A `duration`. */
 export const duration = new RegExp(`^P(?:${DATE}|${TIME}|${WEEK})$`, 'i')
 
-// RFC 3986 Appendix A, production by production. Every alternative below starts or ends on a
-// character the others cannot take, so no pattern backtracks more than linearly.
+// RFC 3986 Appendix A, production by production; with `ucschar` and `iprivate` added where
+// RFC 3987 §2.2 adds them, the same productions make IRIs. Every alternative below starts or ends
+// on a character the others cannot take, so no pattern backtracks more than linearly.
 const PCT = '%[0-9A-Fa-f]{2}'
-const UNRESERVED = String.raw`A-Za-z0-9\-._~`
 const SUB_DELIMS = "!$&'()*+,;="
-const PCHAR = `(?:[${UNRESERVED}${SUB_DELIMS}:@]|${PCT})`
+const UCSCHAR = String.raw`\u{A0}-\u{D7FF}\u{F900}-\u{FDCF}\u{FDF0}-\u{FFEF}\u{10000}-\u{1FFFD}\u{20000}-\u{2FFFD}\u{30000}-\u{3FFFD}\u{40000}-\u{4FFFD}\u{50000}-\u{5FFFD}\u{60000}-\u{6FFFD}\u{70000}-\u{7FFFD}\u{80000}-\u{8FFFD}\u{90000}-\u{9FFFD}\u{A0000}-\u{AFFFD}\u{B0000}-\u{BFFFD}\u{C0000}-\u{CFFFD}\u{D0000}-\u{DFFFD}\u{E1000}-\u{EFFFD}`
+const IPRIVATE = String.raw`\u{E000}-\u{F8FF}\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}`
 const SCHEME = String.raw`[A-Za-z][A-Za-z0-9+\-.]*`
 const DEC_OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`
 const IPV4 = String.raw`${DEC_OCTET}(?:\.${DEC_OCTET}){3}`
@@ -73,25 +74,50 @@ const IPV6 = '(?:' + [
   `(?:(?:${H16}:){0,5}${H16})?::${H16}`,
   `(?:(?:${H16}:){0,6}${H16})?::`
 ].join('|') + ')'
-const IP_LITERAL = String.raw`\[(?:${IPV6}|v[0-9A-Fa-f]+\.[${UNRESERVED}${SUB_DELIMS}:]+)\]`
-const USERINFO = `(?:[${UNRESERVED}${SUB_DELIMS}:]|${PCT})*`
-const REG_NAME = `(?:[${UNRESERVED}${SUB_DELIMS}]|${PCT})*` // takes every IPv4address too
-const AUTHORITY = String.raw`(?:${USERINFO}@)?(?:${IP_LITERAL}|${REG_NAME})(?::\d*)?`
-const SEGMENT = `${PCHAR}*`
-const SEGMENT_NZ = `${PCHAR}+`
-const SEGMENT_NZ_NC = `(?:[${UNRESERVED}${SUB_DELIMS}@]|${PCT})+`
-const PATH_ABEMPTY = `(?:/${SEGMENT})*`
-const PATH_ABSOLUTE = `/(?:${SEGMENT_NZ}${PATH_ABEMPTY})?`
-const QUERY = String.raw`(?:\?(?:${PCHAR}|[/?])*)?`
-const FRAGMENT = `(?:#(?:${PCHAR}|[/?])*)?`
-const HIER_PART = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${SEGMENT_NZ}${PATH_ABEMPTY}|)`
-const RELATIVE_PART = `(?://${AUTHORITY}${PATH_ABEMPTY}|${PATH_ABSOLUTE}|${SEGMENT_NZ_NC}${PATH_ABEMPTY}|)`
+
+/** RFC 3986 `URI` and `URI-reference`, or with `ucschar` RFC 3987 `IRI` and `IRI-reference`. */
+function references (ucschar: string, iprivate: string): { absolute: RegExp, reference: RegExp } {
+  const unreserved = String.raw`A-Za-z0-9\-._~${ucschar}`
+  const pchar = `(?:[${unreserved}${SUB_DELIMS}:@]|${PCT})`
+  // "v" is an ABNF string, so case-insensitive
+  const ipLiteral = String.raw`\[(?:${IPV6}|[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~${SUB_DELIMS}:]+)\]`
+  const userinfo = `(?:[${unreserved}${SUB_DELIMS}:]|${PCT})*`
+  const regName = `(?:[${unreserved}${SUB_DELIMS}]|${PCT})*` // takes every IPv4address too
+  const authority = String.raw`(?:${userinfo}@)?(?:${ipLiteral}|${regName})(?::\d*)?`
+  const pathAbempty = `(?:/${pchar}*)*`
+  const pathAbsolute = `/(?:${pchar}+${pathAbempty})?`
+  const segmentNzNc = `(?:[${unreserved}${SUB_DELIMS}@]|${PCT})+`
+  const query = String.raw`(?:\?(?:${pchar}|[/?${iprivate}])*)?`
+  const fragment = `(?:#(?:${pchar}|[/?])*)?`
+  const hierPart = `(?://${authority}${pathAbempty}|${pathAbsolute}|${pchar}+${pathAbempty}|)`
+  const relativePart = `(?://${authority}${pathAbempty}|${pathAbsolute}|${segmentNzNc}${pathAbempty}|)`
+  return {
+    absolute: new RegExp(`^${SCHEME}:${hierPart}${query}${fragment}$`, 'u'),
+    reference: new RegExp(`^(?:${SCHEME}:${hierPart}|${relativePart})${query}${fragment}$`, 'u')
+  }
+}
+
+const URI = references('', '')
+const IRI = references(UCSCHAR, IPRIVATE)
 
 /** `uri`: RFC 3986 `URI`, an absolute reference with a scheme. */
-export const uri = new RegExp(`^${SCHEME}:${HIER_PART}${QUERY}${FRAGMENT}$`)
-
+export const uri = URI.absolute
 /** `uri-reference`: RFC 3986 `URI-reference`, a URI or a relative reference. */
-export const uriReference = new RegExp(`^(?:${SCHEME}:${HIER_PART}|${RELATIVE_PART})${QUERY}${FRAGMENT}$`)
+export const uriReference = URI.reference
+/** `iri`: RFC 3987 `IRI`. */
+export const iri = IRI.absolute
+/** `iri-reference`: RFC 3987 `IRI-reference`. */
+export const iriReference = IRI.reference
+
+// RFC 6570 §2. `literals` takes %x26-3B, so the apostrophe too, although the comment beside the
+// production says otherwise: the grammar decides.
+const LITERAL = String.raw`(?:[\x21\x23\x24\x26-\x3b\x3d\x3f-\x5b\x5d\x5f\x61-\x7a\x7e${UCSCHAR}${IPRIVATE}]|${PCT})`
+const VARCHAR = `(?:[A-Za-z0-9_]|${PCT})`
+const VARSPEC = String.raw`${VARCHAR}(?:\.?${VARCHAR})*(?::[1-9]\d{0,3}|\*)?`
+const EXPRESSION = String.raw`\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\}`
+
+/** `uri-template`: RFC 6570 `URI-Template`. */
+export const uriTemplate = new RegExp(`^(?:${LITERAL}|${EXPRESSION})*$`, 'u')
 
 // RFC 5321 §4.1.2 and §4.1.3. `IPv6:` is an ABNF string, so case-insensitive; it is the only
 // registered tag of a General-address-literal, whose content is then an IPv6 address.

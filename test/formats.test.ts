@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
-import { dateTime, duration, email, regex, uri, uriReference, uuid } from '../src/formats.ts'
+import { dateTime, duration, email, iri, iriReference, regex, uri, uriReference, uriTemplate, uuid } from '../src/formats.ts'
 
 const SEED = 20261130
 
@@ -79,7 +79,7 @@ describe('uri and uri-reference (RFC 3986)', () => {
     for (const text of [
       'https://example.org', 'https://user:pw@example.org:8443/a/b;c?d=e&f#g', 'HTTP://EXAMPLE.ORG/%7Euser',
       'urn:isbn:0451450523', 'mailto:ada@example.org', 'file:///etc/hosts', 'x:', 'x:/a', 'x:a:b',
-      'http://[2001:db8::1]:80/', 'http://[::ffff:192.0.2.1]/', 'http://[v7.fe:80]/', 'http://300.1.1.1/',
+      'http://[2001:db8::1]:80/', 'http://[::ffff:192.0.2.1]/', 'http://[v7.fe:80]/', 'http://[V7.fe]/', 'http://300.1.1.1/',
       'http://example.org:/', "a+b-c.d://!$&'()*+,;=/?/?#/?", 'tag:example.org,2026:x'
     ]) assert.equal(uri.test(text), true, text)
     for (const text of [
@@ -98,6 +98,39 @@ describe('uri and uri-reference (RFC 3986)', () => {
     for (const text of [
       'a:b:c d', ':a', '1:a', '/a b', '#a#b', '//a@b@c', '/[::1]', '%', '\\x'
     ]) assert.equal(uriReference.test(text), false, JSON.stringify(text))
+  })
+})
+
+describe('iri and iri-reference (RFC 3987)', () => {
+  it('take what uri and uri-reference take, and non-ASCII where RFC 3987 allows it', () => {
+    for (const text of [
+      'https://example.org/a?b#c', 'https://dé.example/straße?ü=1#ß', 'urn:例:x', 'http://x/😀', 'http://x/?\u{E000}'
+    ]) assert.equal(iri.test(text), true, text)
+    for (const text of [
+      '/a', 'é', 'http://x/\u{E000}', 'http://x/#\u{E000}', 'http://x/\u{FFFE}', 'http://[é]/', 'http://x/\\', 'http://x/ é'
+    ]) assert.equal(iri.test(text), false, JSON.stringify(text))
+    for (const text of [
+      '', 'é', '/ä/ö', '//dé.example', '#ß', '?ü=1', './a:é'
+    ]) assert.equal(iriReference.test(text), true, JSON.stringify(text))
+    for (const text of [
+      'é:b c', '#a#b', '/\u{FDD0}', 'a\\b'
+    ]) assert.equal(iriReference.test(text), false, JSON.stringify(text))
+  })
+})
+
+describe('uri-template (RFC 6570 §2)', () => {
+  it('takes literals and expressions of every operator and modifier', () => {
+    for (const text of [
+      '', 'https://example.org/', '{x}', '{+x}', '{#x}', '{.x}', '{/x}', '{;x}', '{?x,y}', '{&x}', '{=x}', '{,x}', '{!x}', '{@x}', '{|x}',
+      '{x*}', '{x:1}', '{x:9999}', '{a.b_c}', '{%41}', "a'b", 'a%20b', 'é{x}', '/users{/id}{?fields*}'
+    ]) assert.equal(uriTemplate.test(text), true, text)
+  })
+
+  it('refuses what §2 does not make', () => {
+    for (const text of [
+      '{}', '{x', 'x}', '{x,}', '{,}', '{+}', '{x:0}', '{x:01}', '{x:10000}', '{x*:1}', '{x.}', '{.x.}', '{a..b}', '{x y}',
+      '{x-y}', '{$x}', 'a b', 'a"b', 'a<b', 'a\\b', 'a^b', 'a`b', 'a|b', 'a%2', '{{x}}', 'a\u007fb'
+    ]) assert.equal(uriTemplate.test(text), false, JSON.stringify(text))
   })
 })
 
@@ -130,7 +163,7 @@ describe('linear time on hostile strings (draft §7)', () => {
       'a:' + '/'.repeat(n) + ' ', '"' + '\\a'.repeat(n / 2) + '@', 'P' + '1'.repeat(n) + 'X', 'a.'.repeat(n / 2) + '@'
     ]
     const start = performance.now()
-    for (const text of hostile) for (const check of [email, (t: string) => uri.test(t), (t: string) => uriReference.test(t), dateTime, (t: string) => duration.test(t)]) check(text)
+    for (const text of hostile) for (const check of [email, dateTime, ...[uri, uriReference, iri, iriReference, uriTemplate, duration].map((r) => (t: string) => r.test(t))]) check(text)
     // linear: about a second on a slow machine; a backtracking blow-up would take hours
     assert.ok(performance.now() - start < 10_000)
   })
