@@ -14,8 +14,8 @@ export const LONE = 2
 /**
  * Scans a JSON text: TOO_DEEP as soon as brackets nest deeper than maxDepth (draft §7.4), else
  * `members << 2 | flags`, where members counts the colons outside strings (each member has
- * exactly one). NUMBERS is set whenever a number has an exponent or 48 or more digits in a row
- * (and maybe for 32 to 47). Exact for valid JSON; on invalid JSON its findings do not matter, as
+ * exactly one). NUMBERS is set whenever a number has an exponent or 47 or more digits in a row
+ * (and maybe from 32 on). Exact for valid JSON; on invalid JSON its findings do not matter, as
  * JSON.parse rejects it.
  */
 export type Scan = (body: Uint8Array, maxDepth: number) => number

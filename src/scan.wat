@@ -7,7 +7,8 @@
 ;;   members << 2 | LONE << 1 | NUMBERS
 ;; where members counts the colons outside strings (each member has exactly one), LONE says a \u
 ;; escape is half a surrogate pair without its other half, and NUMBERS says a number has an
-;; exponent or a run of 32 or more digits, so may not keep its value (draft §5.1).
+;; exponent or two whole blocks of digits (as every run of 47 or more has), so may not keep its
+;; value (draft §5.1).
 ;; Exact for valid JSON; on invalid JSON its findings do not matter, as JSON.parse rejects it.
 (module
   (memory (export "memory") 1)
