@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import gpt from '../src/index.ts'
+import { plan } from './fixtures/plan.ts'
 
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const EVIL = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
@@ -20,35 +21,9 @@ const nested: object = {
     urgent: { type: 'boolean' },
     color: { enum: ['red', 'green', 'blue'] },
     kind: { const: 'plan' },
-    tasks: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 3,
-      items: {
-        type: 'object',
-        properties: { what: { type: 'string', maxLength: 40 }, done: { type: 'boolean' } },
-        required: ['what', 'done'],
-        additionalProperties: false
-      }
-    },
-    contact: {
-      anyOf: [
-        { type: 'string', maxLength: 40, title: 'email' },
-        { type: 'object', properties: { phone: { type: 'string', maxLength: 20 } }, required: ['phone'], additionalProperties: false }
-      ]
-    },
-    tree: { $ref: '#/$defs/n1' }
+    ...plan.properties
   },
-  required: ['title', 'count', 'urgent', 'color', 'kind', 'tasks', 'contact'],
-  additionalProperties: false,
-  $defs: {
-    leaf: { type: 'string', maxLength: 10 },
-    n1: { anyOf: [{ $ref: '#/$defs/leaf' }, { $ref: '#/$defs/branch1' }] },
-    branch1: { type: 'object', properties: { kids: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/n2' } } }, required: ['kids'], additionalProperties: false },
-    n2: { anyOf: [{ $ref: '#/$defs/leaf' }, { $ref: '#/$defs/branch2' }] },
-    branch2: { type: 'object', properties: { kids: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/n3' } } }, required: ['kids'], additionalProperties: false },
-    n3: { $ref: '#/$defs/leaf' }
-  }
+  ...plan.rest
 }
 
 const note = {

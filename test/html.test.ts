@@ -8,6 +8,7 @@ import { renderPage } from '../src/html.ts'
 import { MAX_NODES, MAX_REPEAT } from '../src/page/inputs.ts'
 import { SCRIPT } from '../src/page/script.ts'
 import type { JsonObject } from '../src/form.ts'
+import { plan } from './fixtures/plan.ts'
 
 /** The page an address serves to a browser, with its headers. */
 async function page (options: Partial<GptOptions> & { form: object }): Promise<{ body: string, csp: string, type: string }> {
@@ -51,7 +52,7 @@ function attributeNames (html: string): string[] {
 
 const attribute = (attributes: string, name: string): string | undefined => new RegExp(`\\b${name}="([^"]*)"`).exec(attributes)?.[1]
 
-// A form with every kind of input: the one the browser tests fill in, too.
+// A form with every kind of input; its tail is the browser tests' too (test/fixtures/plan.ts).
 // Typed loosely (object): inferring act's body type from a form this size costs the type checker more than it tells.
 const nested: object = {
   type: 'object',
@@ -65,36 +66,10 @@ const nested: object = {
     color: { enum: ['red', 'green', 'blue'] },
     size: { enum: [1, 2, 3, 4, 5, 6, 7, 8] },
     kind: { const: 'plan' },
-    tasks: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 3,
-      items: {
-        type: 'object',
-        properties: { what: { type: 'string', maxLength: 40 }, done: { type: 'boolean' } },
-        required: ['what', 'done'],
-        additionalProperties: false
-      }
-    },
-    contact: {
-      anyOf: [
-        { type: 'string', maxLength: 40, title: 'email' },
-        { type: 'object', properties: { phone: { type: 'string', maxLength: 20 } }, required: ['phone'], additionalProperties: false }
-      ]
-    },
-    tree: { $ref: '#/$defs/n1' },
+    ...plan.properties,
     extra: {}
   },
-  required: ['title', 'count', 'urgent', 'color', 'kind', 'tasks', 'contact'],
-  additionalProperties: false,
-  $defs: {
-    leaf: { type: 'string', maxLength: 10 },
-    n1: { anyOf: [{ $ref: '#/$defs/leaf' }, { $ref: '#/$defs/branch1' }] },
-    branch1: { type: 'object', properties: { kids: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/n2' } } }, required: ['kids'], additionalProperties: false },
-    n2: { anyOf: [{ $ref: '#/$defs/leaf' }, { $ref: '#/$defs/branch2' }] },
-    branch2: { type: 'object', properties: { kids: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/n3' } } }, required: ['kids'], additionalProperties: false },
-    n3: { $ref: '#/$defs/leaf' }
-  }
+  ...plan.rest
 }
 
 describe('the page (draft §3.3)', () => {
