@@ -11,12 +11,13 @@ import { parse as losslessParse } from 'lossless-json'
 import { parse } from '../src/parse.ts'
 import { scanJs, scanWasm } from '../src/scan.ts'
 
+const require = createRequire(import.meta.url)
 // json-dup-key-validator ships no types: describe the one function used
 interface DupKeyValidator { validate (text: string, allowDuplicatedKeys?: boolean): string | undefined }
-const dupKeys = createRequire(import.meta.url)('json-dup-key-validator') as DupKeyValidator
+const dupKeys = require('json-dup-key-validator') as DupKeyValidator
 // nor does json-bigint; its strict mode refuses every duplicate name
 type BigJson = (options: { strict: boolean }) => { parse: (text: string) => unknown }
-const bigJson = (createRequire(import.meta.url)('json-bigint') as BigJson)({ strict: true })
+const bigJson = (require('json-bigint') as BigJson)({ strict: true })
 
 const quick = process.argv.includes('--quick')
 const ROUNDS = quick ? 1 : 15
