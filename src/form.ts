@@ -1,6 +1,6 @@
 import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import * as formats from './formats.ts'
+import { checks } from './formats.ts'
 import {
   GPT_ERR_FORM_INVALID,
   GPT_ERR_FORM_NOT_JSON,
@@ -178,16 +178,7 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
   // Ajv resolves `$anchor` but lists no keyword for it, so strict mode would call it unknown
   // (ajv-validator/ajv#1854): it is an identifier, with nothing to validate.
   ajv.addKeyword('$anchor')
-  ajv.addFormat('uuid', formats.uuid)
-  ajv.addFormat('regex', formats.regex)
-  ajv.addFormat('date-time', formats.dateTime)
-  ajv.addFormat('duration', formats.duration)
-  ajv.addFormat('email', formats.email)
-  ajv.addFormat('uri', formats.uri)
-  ajv.addFormat('uri-reference', formats.uriReference)
-  ajv.addFormat('iri', formats.iri)
-  ajv.addFormat('iri-reference', formats.iriReference)
-  ajv.addFormat('uri-template', formats.uriTemplate)
+  for (const [name, check] of Object.entries(checks)) ajv.addFormat(name, check)
   // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })

@@ -135,3 +135,17 @@ export function email (text: string): boolean {
   // a Snum is "a decimal integer value in the range 0 through 255"
   return m !== null && (m[1] === undefined || m[1].split('.').every((n) => Number(n) <= 255))
 }
+
+/** Every format of this file, by the name a form gives it. */
+export const checks: Record<string, RegExp | ((text: string) => boolean)> = {
+  uuid,
+  regex,
+  'date-time': dateTime,
+  duration,
+  email,
+  uri,
+  'uri-reference': uriReference,
+  iri,
+  'iri-reference': iriReference,
+  'uri-template': uriTemplate
+}
