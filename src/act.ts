@@ -89,15 +89,23 @@ export function installAct (instance: FastifyInstance, address: Address, setting
 
 /**
  * A body that fails the form is an expected event, not a fault: its error carries no stack trace
- * (capturing one costs more than the validation), only the reason for the log.
+ * (capturing one costs more than the validation), only the reason for the log, from the first few
+ * errors (each `$ref` passes on at most a few, see src/bounded.ts).
  */
 function validationFailure (errors: FastifySchemaValidationError[], dataVar: string): Error {
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
-  const error = new Error(errors.map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`).join(', '))
-  Error.stackTraceLimit = limit
-  return error
+  try {
+    const shown = errors.slice(0, REASONS).map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`)
+    if (errors.length > REASONS) shown.push(`and ${errors.length - REASONS} more`)
+    return new Error(shown.join(', '))
+  } finally {
+    Error.stackTraceLimit = limit
+  }
 }
+
+/** How many failed constraints the log's reason names. */
+const REASONS = 8
 
 /**
  * Opt-in answer to Appendix B, "Form Change": an act that echoes the entity tag of an arrival that

@@ -35,3 +35,7 @@ export const GPT_ERR_FORM_UNRESOLVED_REF = createError<'GPT_ERR_FORM_UNRESOLVED_
 /** A property name no body can carry, so the form would publish what is never accepted. */
 export const GPT_ERR_FORM_PROPERTY_NAME = createError<'GPT_ERR_FORM_PROPERTY_NAME', Named>(
   'GPT_ERR_FORM_PROPERTY_NAME', 'fastify-gpt address %s: the form names a property that cannot be checked: %s')
+
+/** A `$ref` cycle that comes back to a schema without descending into the value: it never ends. */
+export const GPT_ERR_FORM_REF_CYCLE = createError<'GPT_ERR_FORM_REF_CYCLE', Named>(
+  'GPT_ERR_FORM_REF_CYCLE', 'fastify-gpt address %s: the form has a $ref cycle that never ends: %s')

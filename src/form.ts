@@ -1,6 +1,9 @@
 import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
+import { bounded, wrapSource } from './bounded.ts'
+import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
+import { multipleOf, uniqueItems } from './keywords.ts'
 import {
   GPT_ERR_FORM_INVALID,
   GPT_ERR_FORM_NOT_JSON,
@@ -74,7 +77,11 @@ const UNENFORCED: ReadonlyMap<string, string> = new Map([
   ['$dynamicAnchor', 'is not fully supported by the validator'],
   ['$recursiveRef', 'is not JSON Schema 2020-12'],
   ['$recursiveAnchor', 'is not JSON Schema 2020-12'],
-  ['unevaluatedItems', 'is not enforced correctly by the validator with nested items or contains']
+  ['unevaluatedItems', 'is not enforced correctly by the validator with nested items or contains'],
+  // Keywords the validator would enforce that draft 2020-12 does not have: a 2020-12 actor or
+  // validator ignores them, so what is published and what is enforced would differ.
+  ['dependencies', 'is not a draft 2020-12 keyword (write dependentRequired or dependentSchemas)'],
+  ['nullable', 'is an OpenAPI keyword, not draft 2020-12 (write "type": [..., "null"])']
 ])
 
 const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
@@ -86,11 +93,14 @@ const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'def
 interface Seen {
   readonly keywords: Set<string>
   readonly names: Set<string>
+  /** Every schema object walked, so that one reached again by a `$ref` is not walked twice. */
+  readonly schemas: Set<object>
 }
 
 /** Walks every subschema, refusing what Ajv would accept but not enforce. */
 function audit (schema: Json, address: string, path: string, seen: Seen): void {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seen.schemas.has(schema)) return
+  seen.schemas.add(schema)
   const object = schema as JsonObject
   for (const key of Object.keys(object)) {
     const value = object[key] as Json
@@ -134,22 +144,15 @@ const isObject = (value: Json): value is JsonObject =>
 // than half-enforced: ajv-formats' hostname, say, accepts invalid IDNA labels.
 const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
 
-/** Whether `value` is a multiple of `divisor`, both read as the decimals they are written as. */
-function multipleOf (divisor: number, value: number): boolean {
-  const [a, ea] = decimal(value)
-  const [b, eb] = decimal(divisor)
-  const e = Math.min(ea, eb)
-  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n
+/** The validator for one form, and every part of it that a `$ref` made it compile. */
+interface Compiled {
+  readonly validate: ValidateFunction
+  readonly envs: readonly Env[]
+  readonly ajv: Ajv2020
 }
 
-/** A finite number as exact decimal digits and exponent, from its shortest round-trip form. */
-function decimal (n: number): [digits: bigint, exponent: number] {
-  const [mantissa = '', exponent = '0'] = String(n).split('e')
-  const [whole = '', fraction = ''] = mantissa.split('.')
-  return [BigInt(whole + fraction), Number(exponent) - fraction.length]
-}
-
-function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
+function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean): Compiled {
+  const envs: Env[] = []
   const ajv = new Ajv2020({
     // What the actor sent is what `act` receives: no coercion, no defaults, nothing removed.
     coerceTypes: false,
@@ -171,18 +174,27 @@ function validatorFor (allErrors: boolean, ownProperties: boolean): Ajv2020 {
     ownProperties,
     unicodeRegExp: true,
     allErrors, // every failed constraint, for `explain` only; the verdict is the same
-    addUsedSchema: false,
-    logger: false
+    logger: false,
+    // draft §7.4: every $ref is a call of its own, so that src/bounded.ts can remember its verdicts.
+    inlineRefs: false,
+    code: {
+      process: (source, env) => {
+        envs.push(env as unknown as Env)
+        return wrapSource(source, String(env?.validateName))
+      }
+    }
   })
+  Object.assign(ajv, { bounded })
   addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
   // Ajv resolves `$anchor` but lists no keyword for it, so strict mode would call it unknown
   // (ajv-validator/ajv#1854): it is an identifier, with nothing to validate.
   ajv.addKeyword('$anchor')
   for (const [name, check] of Object.entries(checks)) ajv.addFormat(name, check)
-  // Ajv divides in floating point: 1e308 is then no multiple of 0.5 (the quotient overflows).
   ajv.removeKeyword('multipleOf')
   ajv.addKeyword({ keyword: 'multipleOf', type: 'number', schemaType: 'number', validate: multipleOf })
-  return ajv
+  ajv.removeKeyword('uniqueItems')
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', validate: uniqueItems })
+  return { validate: ajv.compile(form), envs, ajv }
 }
 
 // The 2020-12 meta-schema, compiled once per process: checking a form against it is most of what a
@@ -202,23 +214,54 @@ function checkMetaSchema (form: JsonObject): void {
  */
 export function compileForm (form: Json, address: string, { allErrors = false } = {}): ValidateFunction {
   if (!isObject(form)) throw new GPT_ERR_FORM_INVALID(address, 'the form must be a JSON Schema object')
-  const { keywords, names } = { keywords: new Set<string>(), names: new Set<string>() }
-  audit(form, address, '', { keywords, names })
-  // Ajv mis-evaluates this pair where the JSON Schema Test Suite probes it (scripts/schema-suite.ts).
-  if (keywords.has('unevaluatedProperties') && keywords.has('if')) {
-    throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, '"unevaluatedProperties" is not enforced correctly beside "if"')
-  }
+  const seen: Seen = { keywords: new Set(), names: new Set(), schemas: new Set() }
+  audit(form, address, '', seen)
+  let compiled: Compiled
   try {
     checkMetaSchema(form)
-    const inherited = [...names].some((name) => name in Object.prototype)
-    return validatorFor(allErrors, inherited).compile(form)
+    compiled = compile(form, allErrors, inherits(seen.names))
   } catch (error) {
     throw refusal(error, address)
   }
+  // Every subschema the validator compiled is audited, wherever its $ref found it: in `$defs`, or
+  // in a place that is no schema location at all (`default`, `examples`, `enum`, `const`).
+  const places = locate(form)
+  const where = (schema: unknown): string => places.get(schema as object) ?? ''
+  const inherited = inherits(seen.names)
+  for (const env of compiled.envs) audit(env.schema as Json, address, where(env.schema), seen)
+  // Ajv mis-evaluates this pair where the JSON Schema Test Suite probes it (scripts/schema-suite.ts).
+  if (seen.keywords.has('unevaluatedProperties') && seen.keywords.has('if')) {
+    throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, '"unevaluatedProperties" is not enforced correctly beside "if"')
+  }
+  refuseInPlaceCycles(compiled.envs, compiled.ajv.opts.uriResolver, address, where)
+  // A target reached only through a $ref may name a member such as "constructor": compile again
+  // looking at own members only.
+  if (!inherited && inherits(seen.names)) {
+    compiled = compile(form, allErrors, true)
+  }
+  return compiled.validate
+}
+
+const inherits = (names: ReadonlySet<string>): boolean => [...names].some((name) => name in Object.prototype)
+
+/** The JSON Pointer of every object and array of the form, which is a tree (see freezeJson). */
+function locate (form: Json): Map<object, string> {
+  const places = new Map<object, string>()
+  const walk = (value: Json, at: string): void => {
+    if (value === null || typeof value !== 'object') return
+    places.set(value, at)
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${at}/${i}`))
+    else for (const key of Object.keys(value)) walk((value as JsonObject)[key] as Json, `${at}/${escape(key)}`)
+  }
+  walk(form, '')
+  return places
 }
 
 function refusal (error: unknown, address: string): Error {
-  if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, error.missingRef)
+  if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
+  // The validator follows a schema that is only a $ref to its target: refs that name only one
+  // another, and some $id-relative refs it resolves in a loop, send it round until the stack ends.
+  if (error instanceof RangeError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator went round its $refs without end')
   const message = error instanceof Error ? error.message : String(error)
   if (message.startsWith('strict mode: unknown keyword')) {
     return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, message.slice('strict mode: '.length))

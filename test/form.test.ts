@@ -183,6 +183,48 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ $ref: 'https://example.com/schema.json' }, 'GPT_ERR_FORM_UNRESOLVED_REF', /example\.com/)
   })
 
+  it('audits every subschema a $ref reaches, even in a place that is no schema location', async () => {
+    for (const place of ['default', 'examples', 'const', 'enum']) {
+      const holder = (schema: object): unknown => place === 'default' || place === 'const' ? schema : [schema]
+      const at = place === 'default' || place === 'const' ? `#/${place}` : `#/${place}/0`
+      await refused({ type: 'object', $ref: at, [place]: holder({ contentMediaType: 'text/html' }) }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', new RegExp(`contentMediaType" at /${place}`))
+      await refused({ $ref: at, [place]: holder({ $dynamicRef: '#x' }) }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /\$dynamicRef/)
+      await refused({ $ref: at, [place]: holder({ type: 'array', unevaluatedItems: false }) }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedItems/)
+    }
+    await refused({ $ref: '#/default', default: { required: ['__proto__'] } }, 'GPT_ERR_FORM_PROPERTY_NAME', /__proto__/)
+    // A member named like an inherited one, required only through such a $ref, is still checked.
+    const { app } = await host({ form: { type: 'object', $ref: '#/default', default: { required: ['toString'] } } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{}' })).statusCode, 204)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"toString":1}' })).statusCode, 200)
+  })
+
+  it('refuses keywords the validator would enforce that draft 2020-12 does not have', async () => {
+    await refused({ dependencies: { a: ['b'] } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /dependencies.*dependentRequired/)
+    await refused({ properties: { a: { dependencies: { b: { required: ['c'] } } } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /dependencies" at \/properties\/a/)
+    await refused({ type: 'string', nullable: true }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /nullable/)
+  })
+
+  it('refuses a $ref cycle that comes back to a schema on the same value', async () => {
+    await refused({ anyOf: [{ type: 'string' }, { $ref: '#' }] }, 'GPT_ERR_FORM_REF_CYCLE', /the \$ref at \/anyOf\/1\/\$ref: back at the root/)
+    await refused({ $defs: { a: { not: { $ref: '#/$defs/b' } }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' },
+      'GPT_ERR_FORM_REF_CYCLE', /^(?=.*\/\$defs\/a\/not\/\$ref)(?=.*, then the \$ref at )(?=.*\/\$defs\/b\/allOf\/0\/\$ref)/)
+    await refused({ $defs: { a: { if: true, then: { $ref: '#/$defs/a' } } }, $ref: '#/$defs/a' }, 'GPT_ERR_FORM_REF_CYCLE', /then\/\$ref/)
+    await refused({ $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }, 'GPT_ERR_FORM_UNRESOLVED_REF', /round its \$refs/)
+    // Through an array or an object the value is consumed: that recursion is a tree, and is enforced.
+    const { app } = await host({ form: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#' } }] } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '[["a"],[]]' })).statusCode, 200)
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '[[1]]' })).statusCode, 204)
+  })
+
+  it('enforces $refs to the root, written "#" or "#/"', async () => {
+    for (const root of ['#', '#/']) {
+      const form = { type: 'object', properties: { children: { type: 'array', items: { $ref: root } } }, additionalProperties: false }
+      const { app } = await host({ form })
+      assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"children":[{"children":[]}]}' })).statusCode, 200)
+      assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"children":[{"children":[1]}]}' })).statusCode, 204)
+    }
+  })
+
   it('refuses a form that is not a valid 2020-12 schema', async () => {
     await refused({ type: 'text' }, 'GPT_ERR_FORM_INVALID', /type/)
     await refused({ minLength: -1 }, 'GPT_ERR_FORM_INVALID', /minLength/)
