@@ -4,75 +4,8 @@ import { Validator } from '@cfworker/json-schema'
 import fc from 'fast-check'
 import { bounded, ERRORS_PER_CALL, work, wrapSource } from '../src/bounded.ts'
 import { compileForm, freezeJson, type Json, type JsonObject } from '../src/form.ts'
-import { DEFAULT_MAX_DEPTH, parse } from '../src/parse.ts'
+import { array, blocks, deepest, list, nested, nodes, randomBody, randomForm, refs, shared, unrolled } from './fixtures/forms.ts'
 import { host } from './helpers/host.ts'
-
-// A block is a section or a list of blocks, or a text: each failing alternative validates the
-// children again, so a plain validator does twice the work at each level of nesting.
-const kids = { type: 'array', items: { $ref: '#/$defs/block' } }
-const branch = (kind: string): JsonObject => ({
-  type: 'object',
-  properties: { children: kids, kind: { const: kind } },
-  required: ['kind', 'children'],
-  additionalProperties: false
-})
-const blocks = { $ref: '#/$defs/block', $defs: { block: { anyOf: [branch('section'), branch('list'), { type: 'string', maxLength: 100 }] } } }
-
-/** The same form unrolled as draft §4.2 writes it: levels 1 to n, the last without recursion. */
-function unrolled (levels: number): JsonObject {
-  const $defs: Record<string, Json> = {}
-  for (let i = 1; i <= levels; i++) {
-    const next = { type: 'array', items: { $ref: `#/$defs/block${i + 1}` } }
-    const alternative = (kind: string): Json => ({ ...branch(kind), properties: { children: next, kind: { const: kind } } })
-    $defs[`block${i}`] = { anyOf: i < levels ? [alternative('section'), alternative('list'), { type: 'string' }] : [{ type: 'string' }] }
-  }
-  return { $ref: '#/$defs/block1', $defs }
-}
-
-// Alternatives that share one recursive subschema: each level tries it once per alternative.
-const shared = (alternatives: number): JsonObject => ({
-  $defs: { tree: { type: 'array', items: { $ref: '#' } } },
-  anyOf: [...Array.from({ length: alternatives }, () => ({ $ref: '#/$defs/tree' })), { type: 'string' }]
-})
-
-const nested = (depth: number, leaf: Json, wrap: (inner: Json) => Json): Json => {
-  let value = leaf
-  for (let i = 0; i < depth; i++) value = wrap(value)
-  return value
-}
-const list = (inner: Json): Json => ({ children: [inner], kind: 'list' })
-const array = (inner: Json): Json => [inner]
-
-/** The deepest nesting of `wrap` the address's parser takes at its default maxDepth. */
-function deepest (wrap: (inner: Json) => Json): number {
-  let depth = 1
-  while (fits(nested(depth + 1, 'x', wrap))) depth++
-  return depth
-}
-const fits = (value: Json): boolean => {
-  try {
-    parse(Buffer.from(JSON.stringify(value)), { maxDepth: DEFAULT_MAX_DEPTH })
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** Every value and member name of a body: the nodes a subschema can be applied to. */
-const nodes = (value: unknown): number => {
-  if (Array.isArray(value)) return 1 + value.reduce((sum: number, item) => sum + nodes(item), 0)
-  if (value !== null && typeof value === 'object') return 1 + Object.values(value).reduce((sum: number, item) => sum + 1 + nodes(item), 0)
-  return 1
-}
-
-/** How many `$ref`s the form holds: each compiles to at most one function, and the root is one more. */
-const refs = (value: unknown): number => {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + refs(item), 0)
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).reduce((sum: number, [key, item]) => sum + (key === '$ref' ? 1 : refs(item)), 0)
-  }
-  return 0
-}
 
 /** Validates and reports the work done, checked against the bound of src/bounded.ts. */
 function decide (form: JsonObject, body: Json, allErrors = false): { valid: boolean, evaluations: number, calls: number } {
@@ -139,55 +72,9 @@ describe('§7.4 validation costs polynomial time, whatever the form', () => {
   })
 })
 
-// Random forms made of unions, intersections, negations and conditionals over a few definitions
-// that refer to each other through arrays and objects (and, without cycles, in place).
-const DEFINITIONS = 4
-function schema (index: number): fc.Arbitrary<Json> {
-  // In place, a definition refers only to later ones: a cycle that consumes nothing is refused.
-  const target = fc.integer({ min: index + 1, max: DEFINITIONS })
-  const leaf = fc.oneof(
-    fc.constant<Json>({ type: 'string', maxLength: 3 }),
-    fc.constant<Json>({ type: 'integer' }),
-    fc.constantFrom<Json>({ const: 'a' }, { enum: [1, 'b', null] }, { type: 'null' }, true, false, {}),
-    target.map((i): Json => i < DEFINITIONS ? { $ref: `#/$defs/d${i}` } : { type: 'boolean' })
-  )
-  const { node } = fc.letrec<{ node: Json, inner: Json }>((tie) => ({
-    node: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('inner')),
-    inner: fc.oneof(
-      fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((all): Json => ({ anyOf: all })),
-      fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((all): Json => ({ allOf: all })),
-      fc.array(tie('node'), { minLength: 1, maxLength: 3 }).map((all): Json => ({ oneOf: all })),
-      tie('node').map((not): Json => ({ not })),
-      fc.tuple(tie('node'), tie('node'), tie('node')).map(([i, t, e]): Json => ({ if: i, then: t, else: e })),
-      nestedSchema.map((items): Json => ({ type: 'array', items, maxItems: 3 })),
-      fc.tuple(nestedSchema, nestedSchema, fc.boolean()).map(([a, b, closed]): Json => ({
-        type: 'object',
-        properties: { a, b },
-        required: ['a'],
-        ...(closed ? { additionalProperties: false } : {})
-      }))
-    )
-  }))
-  return node
-}
-// Inside an array or object the value is consumed, so any definition may be referred to.
-const nestedSchema: fc.Arbitrary<Json> = fc.constantFrom(...Array.from({ length: DEFINITIONS }, (_, i): Json => ({ $ref: `#/$defs/d${i}` })), { type: 'string' })
-
-const form = fc.tuple(...Array.from({ length: DEFINITIONS }, (_, i) => schema(i))).map((defs): JsonObject => ({
-  $defs: Object.fromEntries(defs.map((definition, i) => [`d${i}`, definition])),
-  $ref: '#/$defs/d0'
-}))
-
-const { body } = fc.letrec<{ body: Json }>((tie) => ({
-  body: fc.oneof({ depthSize: 'small' },
-    fc.constantFrom<Json>('a', 'b', 'abcd', 1, 2.5, null, true, false),
-    fc.array(tie('body'), { maxLength: 3 }),
-    fc.record({ a: tie('body'), b: tie('body') }, { requiredKeys: [] }))
-}))
-
 describe('§5.2 (3) the verdicts stay those of draft 2020-12', () => {
   it('agrees with an independent validator on random recursive union-heavy forms, within the bound', () => {
-    fc.assert(fc.property(form, fc.array(body, { minLength: 1, maxLength: 8 }), (form, bodies) => {
+    fc.assert(fc.property(randomForm, fc.array(randomBody, { minLength: 1, maxLength: 8 }), (form, bodies) => {
       for (const body of bodies) {
         for (const allErrors of [false, true]) {
           assert.equal(decide(form, body, allErrors).valid, independent(form, body), JSON.stringify({ form, body }))

@@ -1,0 +1,134 @@
+// The cost of the worst body against an accepted body of the same size, for forms that make a
+// plain validator do exponential work, before (plain Ajv 2020, as Fastify would compile the form)
+// and after (the address's validator). Then a random search over recursive union-heavy forms for
+// the body that costs most per byte.
+// Run: node --import ./test/register.js benchmarks/adversarial.ts [--quick]
+// Writes benchmarks/results/adversarial-latest.json (see docs/benchmarks.md).
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import fc from 'fast-check'
+import { work } from '../src/bounded.ts'
+import { compileForm, freezeJson, type Json, type JsonObject } from '../src/form.ts'
+import { array, blocks, deepest, list, nested, randomBody, randomForm, shared, unrolled } from '../test/fixtures/forms.ts'
+import { machine, median } from './processes.ts'
+
+const quick = process.argv.includes('--quick')
+const SAMPLE_NS = quick ? 2e6 : 50e6
+// A plain validator is stopped at the first size whose one validation takes longer than this.
+const BEFORE_LIMIT_NS = quick ? 50e6 : 2e9
+
+type Validate = (body: unknown) => unknown
+
+/** Median nanoseconds of one validation, over repeated samples. */
+function cost (validate: Validate, body: unknown): number {
+  const first = process.hrtime.bigint()
+  validate(body)
+  const once = Number(process.hrtime.bigint() - first)
+  if (once > SAMPLE_NS) return once
+  const samples: number[] = []
+  for (let round = 0; round < 5; round++) {
+    const runs = Math.max(1, Math.floor(SAMPLE_NS / 5 / Math.max(once, 100)))
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < runs; i++) validate(body)
+    samples.push(Number(process.hrtime.bigint() - start) / runs)
+  }
+  return median(samples)
+}
+
+const plain = (form: JsonObject): Validate => new Ajv2020({ strict: false, allowUnionTypes: true }).compile(form)
+const address = (form: JsonObject): Validate => compileForm(freezeJson(form, '/'), '/')
+
+interface Row { form: string, size: string, bytes: number, before?: { worstNs: number, ratio: number }, after: { worstNs: number, ratio: number } }
+const rows: Row[] = []
+
+/** One family of bodies: at each size, the worst body and an accepted one of the same size. */
+function family (name: string, form: JsonObject, sizes: number[], body: (size: number, worst: boolean) => Json, label: (size: number) => string): void {
+  const before = plain(form)
+  const after = address(form)
+  let beforeAlive = true
+  for (const size of sizes) {
+    const worst = body(size, true)
+    const accepted = body(size, false)
+    if (after(accepted) !== true || after(worst) !== false) throw new Error(`${name}: the bodies at ${label(size)} are not one accepted and one rejected`)
+    const row: Row = { form: name, size: label(size), bytes: JSON.stringify(worst).length, after: measure(after, worst, accepted) }
+    if (beforeAlive) {
+      row.before = measure(before, worst, accepted)
+      beforeAlive = row.before.worstNs < BEFORE_LIMIT_NS
+    }
+    rows.push(row)
+  }
+}
+
+/** The dearer of the two bodies (for uniqueItems, a plain validator's is the accepted one), against the accepted. */
+function measure (validate: Validate, worst: Json, accepted: Json): { worstNs: number, ratio: number } {
+  const acceptedNs = cost(validate, accepted)
+  const worstNs = Math.max(cost(validate, worst), acceptedNs)
+  return { worstNs, ratio: worstNs / acceptedNs }
+}
+
+const depths = (wrap: (inner: Json) => Json): number[] => {
+  const top = deepest(wrap)
+  return [...new Set([4, 8, 12, 14, 16, 18, 20, 22, 26, top])].filter((depth) => depth <= top)
+}
+for (const [name, form, wrap, bad, good] of [
+  ['recursive union of sections and lists', blocks, list, 1, 'text'],
+  ['the same, unrolled to 40 levels (draft 4.2)', unrolled(40), list, 1, 'text'],
+  ['two alternatives sharing a recursive subschema', shared(2), array, 1, 'text'],
+  ['five alternatives sharing a recursive subschema', shared(5), array, 1, 'text']
+] as Array<[string, JsonObject, (inner: Json) => Json, Json, Json]>) {
+  family(name, form, depths(wrap), (depth, worst) => nested(depth, worst ? bad : good, wrap), (depth) => `depth ${depth}`)
+}
+
+// Every pair of distinct objects is compared by a plain validator: the accepted body is the worst.
+family('uniqueItems over objects', { type: 'array', uniqueItems: true }, quick ? [100, 1000] : [100, 1000, 5400],
+  (count, worst) => Array.from({ length: count }, (_, i) => ({ id: worst && i === 0 ? count - 1 : i, tag: 'item' })),
+  (count) => `${count} objects`)
+
+// ---- the search: random recursive union-heavy forms; each rejected body against the accepted
+// bodies of about its size (the same power of two in bytes) over the whole corpus ----
+const seed = 20261201
+const corpus = fc.sample(fc.tuple(randomForm, fc.array(randomBody, { minLength: 20, maxLength: 20 })), { seed, numRuns: quick ? 5 : 60 })
+const bucket = (bytes: number): number => Math.ceil(Math.log2(bytes))
+const accepted = new Map<number, number[]>()
+const rejected: Array<{ ns: number, bytes: number, calls: number, form: JsonObject, body: Json }> = []
+for (const [form, bodies] of corpus) {
+  const validate = address(form)
+  for (const body of bodies) {
+    const bytes = JSON.stringify(body).length
+    const before = work.calls
+    const valid = validate(body)
+    const calls = work.calls - before
+    const ns = cost(validate, body)
+    if (valid === true) accepted.set(bucket(bytes), [...accepted.get(bucket(bytes)) ?? [], ns])
+    else rejected.push({ ns, bytes, calls, form, body })
+  }
+}
+const compared = rejected.filter((r) => accepted.has(bucket(r.bytes)))
+  .map((r) => ({ ...r, ratio: r.ns / median(accepted.get(bucket(r.bytes)) as number[]) }))
+  .sort((a, b) => b.ratio - a.ratio)
+const top = compared[0]
+const search = {
+  forms: corpus.length,
+  bodies: corpus.length * 20,
+  rejectedCompared: compared.length,
+  worstRatio: top?.ratio,
+  medianRatio: median(compared.map((r) => r.ratio)),
+  mostRefCallsPerByte: Math.max(...rejected.map((r) => r.calls / r.bytes)),
+  worst: top === undefined ? undefined : { ns: top.ns, bytes: top.bytes, form: top.form, body: top.body }
+}
+
+const fmt = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(1)} ms` : `${(ns / 1e3).toFixed(1)} µs`)
+console.log('| form | body | bytes | before: worst | before: ratio | after: worst | after: ratio |')
+console.log('|---|---|---|---|---|---|---|')
+for (const row of rows) {
+  const before = row.before === undefined ? '(not run: too slow)' : `${fmt(row.before.worstNs)} | ${row.before.ratio.toFixed(1)}`
+  console.log(`| ${row.form} | ${row.size} | ${row.bytes} | ${row.before === undefined ? `${before} | ` : before} | ${fmt(row.after.worstNs)} | ${row.after.ratio.toFixed(2)} |`)
+}
+console.log(`\nsearch: ${search.bodies} bodies over ${search.forms} random forms; ${search.rejectedCompared} rejected bodies against accepted ones of about their size: ` +
+  `worst ratio ${search.worstRatio?.toFixed(2)}, median ${search.medianRatio.toFixed(2)}; at most ${search.mostRefCallsPerByte.toFixed(2)} $ref calls per byte`)
+if (search.worst !== undefined) console.log(`the worst: ${fmt(search.worst.ns)} for ${search.worst.bytes} bytes: ${JSON.stringify(search.worst.body)} against ${JSON.stringify(search.worst.form)}`)
+
+if (!quick) {
+  mkdirSync(new URL('results/', import.meta.url), { recursive: true })
+  writeFileSync(new URL('results/adversarial-latest.json', import.meta.url), JSON.stringify({ ...machine(), rows, search }, null, 2) + '\n')
+}
