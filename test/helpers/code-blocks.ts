@@ -1,12 +1,13 @@
 // The fenced code blocks of a Markdown file, each with the HTML comment marker right above it.
 //   <!-- check: commonjs -->   the next block is checked in a CommonJS project (ESM otherwise)
+//   <!-- check: run -->        the next block is a node:test file: checked, then run
 //   <!-- check: tsconfig -->   the next block is the checked projects' tsconfig.json
 
 export interface Block {
   /** 1-based line of the opening fence. */
   readonly line: number
   readonly language: string
-  /** The marker's word (`commonjs`, `tsconfig`), or '' without one. */
+  /** The marker's word (`commonjs`, `run`, `tsconfig`), or '' without one. */
   readonly check: string
   readonly code: string
 }
