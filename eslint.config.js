@@ -1,3 +1,3 @@
 import neostandard from 'neostandard'
 
-export default neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**'] })
+export default neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', '.consumer/**'] })

@@ -1,13 +1,14 @@
 // Runs the JSON Schema Test Suite (draft 2020-12) through the form compiler. For every schema,
 // either registration refuses it (fail closed, draft §5.2 (4)) or the compiled validator decides
 // every test case as the suite does. Any other outcome is a form we would enforce wrongly.
-//   node --import ./test/register.js scripts/schema-suite.ts [suite-dir]
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+//   npm run check:schema-suite -- <JSON-Schema-Test-Suite>/tests/draft2020-12
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { compileForm, freezeJson, type JsonObject } from '../src/form.ts'
 import { renderPage } from '../src/html.ts'
 import { parse } from '../src/parse.ts'
 
+// Where CI keeps the suite (.ci/run): the shared test data beside the checkout.
 const root = process.argv[2] ?? join(import.meta.dirname, '../../shared/testdata/JSON-Schema-Test-Suite/tests/draft2020-12')
 
 interface Case { description: string, data: unknown, valid: boolean }
@@ -21,6 +22,17 @@ const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {
 // format.json tests format as an annotation; fastify-gpt asserts formats (docs/decisions.md), and
 // optional/format/ holds the assertion tests it is held to instead.
 const ANNOTATION_ONLY = new Set(['format.json'])
+
+if (!existsSync(root) || !statSync(root).isDirectory() || files(root).length === 0) {
+  console.error(`check:schema-suite: no JSON Schema Test Suite cases (*.json) at ${root}
+
+It needs the path of the suite's tests/draft2020-12 folder:
+  git clone --depth 1 https://github.com/json-schema-org/JSON-Schema-Test-Suite /tmp/suite
+  npm run check:schema-suite -- /tmp/suite/tests/draft2020-12
+Without a path it looks where CI keeps the suite: ../shared/testdata/JSON-Schema-Test-Suite beside
+this checkout (.ci/run).`)
+  process.exit(2)
+}
 
 let enforced = 0
 let policy = 0

@@ -59,9 +59,12 @@ function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
 
 declare const brand: unique symbol
 
-/** The plugin, typed so that `act` sees the body type inferred from a `const` form. */
+/**
+ * The plugin, as `app.register` sees it: only the overload below accepts it, so `act` sees the body
+ * type inferred from a `const` form and a misspelt option is a type error. It has no call
+ * signature: Fastify's own overloads, which would take any option name, cannot match it.
+ */
 export interface Gpt {
-  <const F extends object>(instance: FastifyInstance, options: GptOptions<F> & RegisterOptions): Promise<void>
   /** Tells this copy's plugin from another's at once, so overload resolution stays cheap. */
   readonly [brand]: true
 }
@@ -93,3 +96,5 @@ export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT } from './options.ts'
 export type { Act, AddressView, Body, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
 export type { Json, JsonObject } from './form.ts'
+// Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
+export type {} from './act.ts'

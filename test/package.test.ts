@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import { promisify } from 'node:util'
 
@@ -22,6 +23,16 @@ describe('the published package', () => {
     const { parse } = await import(parser)
     assert.deepEqual(parse(Buffer.from('{"a":[1]}')), { a: [1] })
     assert.throws(() => parse(Buffer.from('{"a":1,"a":2}')))
+  })
+
+  it('runs on the host\'s Fastify: a peer dependency that nothing installed with it brings again', () => {
+    const read = (name: string): unknown => JSON.parse(readFileSync(new URL(`../${name}`, import.meta.url), 'utf8'))
+    const manifest = read('package.json') as Record<string, Record<string, string> | undefined>
+    assert.equal(manifest['dependencies']?.['fastify'], undefined)
+    assert.match(manifest['peerDependencies']?.['fastify'] ?? '', /^\^5\.\d+\.\d+$/)
+    // The lock marks a package "dev" when no runtime dependency, however deep, requires it.
+    const lock = read('package-lock.json') as { packages: Record<string, { dev?: boolean }> }
+    assert.equal(lock.packages['node_modules/fastify']?.dev, true)
   })
 
   it('works from CommonJS through require(esm)', async () => {

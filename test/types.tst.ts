@@ -44,3 +44,17 @@ await app.register(gpt, { form: { type: 'string' } })
 
 // @ts-expect-error prompt is a string
 await app.register(gpt, { form: {}, act: () => null, prompt: 1 })
+
+// A const form held in a variable types act's body just as well.
+const poll = { enum: ['tabs', 'spaces'] } as const
+await app.register(gpt, {
+  form: poll,
+  act: (choice) => {
+    expectType<Equal<typeof choice, 'tabs' | 'spaces'>>()
+    return choice
+  }
+})
+
+// A misspelt option is a type error, as it is an error at registration.
+// @ts-expect-error promt is no option
+await app.register(gpt, { promt: 'x', form: poll, act: (choice) => choice })
