@@ -1,6 +1,7 @@
 // Strict JSON parsing of an act's body: draft-ferguson-gpt-00 §5.2 (2).
 // Policy, algorithm and figures: docs/parsing.md.
 import { Buffer, constants, isUtf8 } from 'node:buffer'
+import { findDuplicate } from './duplicate.ts'
 import { LONE, NUMBERS, TOO_DEEP, scan } from './scan.ts'
 
 /** Containers (objects and arrays) that may be nested; `[[1]]` has depth 2. */
@@ -17,11 +18,11 @@ export type ParseFailure =
 export class ParseError extends Error {
   readonly reason: ParseFailure
 
-  constructor (reason: ParseFailure) {
+  constructor (reason: ParseFailure, detail?: string) {
     // a rejected body is routine, not a bug: skip capturing a stack trace (draft §7.4)
     const limit = Error.stackTraceLimit
     Error.stackTraceLimit = 0
-    super(`JSON body rejected: ${reason}`)
+    super(`JSON body rejected: ${reason}${detail === undefined ? '' : ` ${detail}`}`)
     Error.stackTraceLimit = limit
     this.name = 'ParseError'
     this.reason = reason
@@ -65,9 +66,16 @@ export function parse (bytes: Uint8Array, options?: ParseOptions): unknown {
     throw new ParseError(isBlank(body) ? 'empty' : 'syntax')
   }
 
-  const large = typeof value === 'object' && value !== null
-    ? checkMembers(value, found >>> 2)
-    : typeof value === 'number' && isLarge(value)
+  let large: boolean
+  try {
+    large = typeof value === 'object' && value !== null
+      ? checkMembers(value, found >>> 2)
+      : typeof value === 'number' && isLarge(value)
+  } catch (error) {
+    // Name the repeated member, for the log and `explain`: a second pass, on rejected bodies only.
+    const duplicate = (error as ParseError).reason === 'duplicate' ? findDuplicate(text) : undefined
+    throw duplicate === undefined ? error : new ParseError('duplicate', `member ${JSON.stringify(duplicate.name)} in the object at ${duplicate.at === '' ? 'the root' : duplicate.at}`)
+  }
   // RFC 7493 §2.1: a lone surrogate cannot be re-encoded as the UTF-8 the actor could have sent
   if ((found & LONE) !== 0) throw new ParseError('surrogate')
   if (large || (found & NUMBERS) !== 0) checkNumbers(body)

@@ -287,6 +287,9 @@ describe('depth', () => {
   })
 })
 
+// A member name no generated body holds, replaced in the text by the name to repeat.
+const MARK = 'repeat-here'
+
 describe('duplicate member names', () => {
   it('rejects duplicates, compared after unescaping', () => {
     rejects('{"a":1,"a":2}', 'duplicate')
@@ -337,6 +340,45 @@ describe('duplicate member names', () => {
     accepts('["\\\\u003a", {"\\\\u003a":1}]')
     rejects('{"\\u003a":1,":":2}', 'duplicate')
     rejects('{"a\\u003A":{"x:y":1},"a:":2}', 'duplicate')
+  })
+
+  it('names the repeated member and the JSON Pointer of its object', () => {
+    const message = (text: string): string => {
+      try {
+        parse(Buffer.from(text))
+      } catch (error) {
+        return (error as Error).message
+      }
+      return 'accepted'
+    }
+    assert.equal(message('{"a":1,"a":2}'), 'JSON body rejected: duplicate member "a" in the object at the root')
+    assert.equal(message('{"x":[{"b":1},{"c":{"d":"\\"d","\\u0064":2}}]}'), 'JSON body rejected: duplicate member "d" in the object at /x/1/c')
+    assert.equal(message('{"a/b~":{"q:":1,"q\\u003a":1}}'), 'JSON body rejected: duplicate member "q:" in the object at /a~1b~0')
+    // Random bodies with one member written twice, the second time escaped: found where it is.
+    const name = fc.constantFrom('a', 'b', 'é', 'x"y', 'k:v', 'p/q')
+    const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(1, 'a:b', null, '{"'),
+        fc.array(tie('value'), { maxLength: 3 }), fc.dictionary(name, tie('value'), { maxKeys: 3 }))
+    }))
+    fc.assert(fc.property(value, fc.nat(), (body, choice) => {
+      const objects: Array<[Record<string, unknown>, string]> = []
+      const walk = (v: unknown, at: string): void => {
+        if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}/${i}`))
+        else if (v !== null && typeof v === 'object') {
+          if (Object.keys(v).length > 0) objects.push([v as Record<string, unknown>, at])
+          for (const [k, item] of Object.entries(v)) walk(item, `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+        }
+      }
+      walk(body, '')
+      fc.pre(objects.length > 0)
+      const [target, at] = objects[choice % objects.length] as [Record<string, unknown>, string]
+      const repeated = Object.keys(target)[0] as string
+      const escaped = `"${[...repeated].map((c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`).join('')}"`
+      const text = JSON.stringify(body, function (this: unknown, _key, v: unknown) {
+        return v === target ? { ...target, [MARK]: 0 } : v
+      }).replace(`"${MARK}":0`, `${escaped}:0`)
+      assert.equal(message(text), `JSON body rejected: duplicate member ${JSON.stringify(repeated)} in the object at ${at === '' ? 'the root' : at}`)
+    }), { numRuns: 500 })
   })
 
   it('reports depth before a duplicate, even when the duplicate drops the deep value', () => {
