@@ -39,3 +39,7 @@ export const GPT_ERR_FORM_PROPERTY_NAME = createError<'GPT_ERR_FORM_PROPERTY_NAM
 /** A `$ref` cycle that comes back to a schema without descending into the value: it never ends. */
 export const GPT_ERR_FORM_REF_CYCLE = createError<'GPT_ERR_FORM_REF_CYCLE', Named>(
   'GPT_ERR_FORM_REF_CYCLE', 'fastify-gpt address %s: the form has a $ref cycle that never ends: %s')
+
+/** A keyword that, beside its partners, checks nothing (`then` without `if`): valid, but surely a mistake. */
+export const GPT_ERR_FORM_NO_EFFECT = createError<'GPT_ERR_FORM_NO_EFFECT', Named>(
+  'GPT_ERR_FORM_NO_EFFECT', 'fastify-gpt address %s: the form has a keyword that checks nothing as written: %s')

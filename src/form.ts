@@ -6,6 +6,7 @@ import { checks } from './formats.ts'
 import { multipleOf, uniqueItems } from './keywords.ts'
 import {
   GPT_ERR_FORM_INVALID,
+  GPT_ERR_FORM_NO_EFFECT,
   GPT_ERR_FORM_NOT_JSON,
   GPT_ERR_FORM_PROPERTY_NAME,
   GPT_ERR_FORM_UNKNOWN_FORMAT,
@@ -81,8 +82,53 @@ const UNENFORCED: ReadonlyMap<string, string> = new Map([
   // Keywords the validator would enforce that draft 2020-12 does not have: a 2020-12 actor or
   // validator ignores them, so what is published and what is enforced would differ.
   ['dependencies', 'is not a draft 2020-12 keyword (write dependentRequired or dependentSchemas)'],
-  ['nullable', 'is an OpenAPI keyword, not draft 2020-12 (write "type": [..., "null"])']
+  ['nullable', 'is an OpenAPI keyword, not draft 2020-12 (write "type": [..., "null"])'],
+  ['id', 'is not a draft 2020-12 keyword (write "$id")']
 ])
+
+// Every keyword the validator knows: anything else in a schema is unknown, most often a typo.
+let known: ReadonlySet<string> | undefined
+const knownKeywords = (): ReadonlySet<string> =>
+  (known ??= new Set([...Object.keys(new Ajv2020({ logger: false }).RULES.keywords), '$anchor']))
+
+/** What a keyword beside its partners would not check: valid 2020-12, but surely not what was meant. */
+function noEffect (schema: JsonObject): string | undefined {
+  const has = (key: string): boolean => schema[key] !== undefined
+  for (const key of ['then', 'else']) if (has(key) && !has('if')) return `"${key}" has no effect without "if" beside it`
+  if (has('if') && !has('then') && !has('else')) return '"if" has no effect without "then" or "else" beside it'
+  for (const key of ['minContains', 'maxContains']) if (has(key) && !has('contains')) return `"${key}" has no effect without "contains" beside it`
+  const { minContains, maxContains } = schema
+  if (has('contains') && minContains === 0 && !has('maxContains')) return '"contains" has no effect with "minContains": 0 and no "maxContains"'
+  if (typeof minContains === 'number' && typeof maxContains === 'number' && minContains > maxContains) {
+    return '"minContains" is above "maxContains": no array can satisfy both'
+  }
+  return undefined
+}
+
+/** The known keyword nearest to a typo, within two edits. */
+function nearest (word: string): string | undefined {
+  let best: string | undefined
+  let distance = 3
+  for (const keyword of knownKeywords()) {
+    const d = edits(word.toLowerCase(), keyword.toLowerCase(), distance)
+    if (d < distance) [best, distance] = [keyword, d]
+  }
+  return best
+}
+
+/** Levenshtein distance, or `cap` once it is at least that. */
+function edits (a: string, b: string, cap: number): number {
+  if (Math.abs(a.length - b.length) >= cap) return cap
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min((row[j] as number) + 1, (next[j - 1] as number) + 1, (row[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    row = next
+  }
+  return Math.min(row[b.length] as number, cap)
+}
 
 const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
   'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'])
@@ -102,11 +148,17 @@ function audit (schema: Json, address: string, path: string, seen: Seen): void {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seen.schemas.has(schema)) return
   seen.schemas.add(schema)
   const object = schema as JsonObject
+  const idle = noEffect(object)
+  if (idle !== undefined) throw new GPT_ERR_FORM_NO_EFFECT(address, `${idle}, at ${pointer(path)}`)
   for (const key of Object.keys(object)) {
     const value = object[key] as Json
     const at = `${path}/${escape(key)}`
     const why = UNENFORCED.get(key)
     if (why !== undefined) throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `"${key}" at ${pointer(path)} ${why}`)
+    if (!knownKeywords().has(key)) {
+      const guess = nearest(key)
+      throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `"${key}" at ${pointer(path)} is not a keyword of JSON Schema 2020-12${guess === undefined ? '' : ` (did you mean "${guess}"?)`}`)
+    }
     seen.keywords.add(key)
     const required = namesRequired(key, value)
     for (const name of required) if (typeof name === 'string') seen.names.add(name)
@@ -263,13 +315,14 @@ function refusal (error: unknown, address: string): Error {
   // another, and some $id-relative refs it resolves in a loop, send it round until the stack ends.
   if (error instanceof RangeError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator went round its $refs without end')
   const message = error instanceof Error ? error.message : String(error)
+  // The walk above names these with their place; the validator meets them first only in a
+  // subschema that a $ref reaches outside the schema locations (under "default", say).
   if (message.startsWith('strict mode: unknown keyword')) {
-    return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, message.slice('strict mode: '.length))
+    return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
   }
   if (message.startsWith('unknown format')) return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, message)
   if (message.startsWith('strict mode:')) {
-    // e.g. "then" without "if": valid JSON Schema, but a keyword with no effect is a mistake.
-    return new GPT_ERR_FORM_INVALID(address, `a keyword here has no effect (${message.slice('strict mode: '.length)})`)
+    return new GPT_ERR_FORM_NO_EFFECT(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
   }
   if (message.startsWith('no schema with key or ref')) {
     return new GPT_ERR_FORM_INVALID(address, `${message} (only draft 2020-12 forms are served)`)

@@ -83,6 +83,11 @@ describe('§4 the form', () => {
 describe('§5.2 (4) fail closed: a form that would not be enforced is refused at registration', () => {
   it('refuses an unknown keyword, at any depth', async () => {
     await refused({ type: 'string', maxLenght: 3 }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /maxLenght/)
+    await refused({ properties: { a: { items: { properties: { b: { type: 'string', maxLenght: 3 } } } } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD',
+      /"maxLenght" at \/properties\/a\/items\/properties\/b is not a keyword of JSON Schema 2020-12 \(did you mean "maxLength"\?\)/)
+    await refused({ $defs: { x: { addtionalProperties: false } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /at \/\$defs\/x .*did you mean "additionalProperties"/)
+    await refused({ zzz: 1 }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /"zzz" at the form is not a keyword of JSON Schema 2020-12$/)
+    await refused({ id: 'x' }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /write "\$id"/)
     await refused({ type: 'object', properties: { a: { type: 'string', pattern2: 'x' } } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /pattern2/)
     await refused({ type: 'array', additionalItems: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /additionalItems/)
   })
@@ -167,9 +172,14 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ if: { required: ['a'] }, else: { required: ['b'] }, unevaluatedProperties: false }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedProperties/)
   })
 
-  it('refuses keywords that could have no effect', async () => {
-    await refused({ then: { type: 'string' } }, 'GPT_ERR_FORM_INVALID', /no effect.*"then" without "if"/)
-    await refused({ type: 'array', minContains: 2 }, 'GPT_ERR_FORM_INVALID', /no effect/)
+  it('refuses keywords that check nothing as written, saying which and where', async () => {
+    await refused({ then: { type: 'string' } }, 'GPT_ERR_FORM_NO_EFFECT', /"then" has no effect without "if" beside it, at the form/)
+    await refused({ properties: { a: { else: false } } }, 'GPT_ERR_FORM_NO_EFFECT', /"else" has no effect without "if" beside it, at \/properties\/a$/)
+    await refused({ items: { if: { type: 'string' } } }, 'GPT_ERR_FORM_NO_EFFECT', /"if" has no effect without "then" or "else" beside it, at \/items$/)
+    await refused({ type: 'array', minContains: 2 }, 'GPT_ERR_FORM_NO_EFFECT', /"minContains" has no effect without "contains"/)
+    await refused({ $defs: { a: { maxContains: 2 } } }, 'GPT_ERR_FORM_NO_EFFECT', /"maxContains" has no effect without "contains" beside it, at \/\$defs\/a/)
+    await refused({ contains: {}, minContains: 0 }, 'GPT_ERR_FORM_NO_EFFECT', /"contains" has no effect with "minContains": 0/)
+    await refused({ contains: {}, minContains: 3, maxContains: 2 }, 'GPT_ERR_FORM_NO_EFFECT', /no array can satisfy both/)
   })
 
   it('enforces the formats it accepts', async () => {
@@ -192,6 +202,8 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
       await refused({ $ref: at, [place]: holder({ type: 'array', unevaluatedItems: false }) }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /unevaluatedItems/)
     }
     await refused({ $ref: '#/default', default: { required: ['__proto__'] } }, 'GPT_ERR_FORM_PROPERTY_NAME', /__proto__/)
+    await refused({ $ref: '#/default', default: { maxLenght: 1 } }, 'GPT_ERR_FORM_UNKNOWN_KEYWORD', /"maxLenght", in a subschema a \$ref reaches/)
+    await refused({ $ref: '#/default', default: { then: {} } }, 'GPT_ERR_FORM_NO_EFFECT', /"then" without "if" is ignored, in a subschema a \$ref reaches/)
     // A member named like an inherited one, required only through such a $ref, is still checked.
     const { app } = await host({ form: { type: 'object', $ref: '#/default', default: { required: ['toString'] } } })
     assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{}' })).statusCode, 204)
