@@ -189,50 +189,84 @@ function actHandler (settings: Settings, reject: Reject) {
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
+    const outcome = new Outcome(request, reply)
     let result: unknown
+    let then: unknown
     try {
       result = act(body as never, request, reply)
+      then = thenOf(result) // a getter or a revoked proxy may throw here: still the act's failure
     } catch (error) {
-      return failed(request, reply, error)
+      return outcome.failed(error)
     }
-    if (!isThenable(result)) return respond(request, reply, result)
-    if (actTimeout === undefined) {
-      return Promise.resolve(result).then((value) => respond(request, reply, value), (error: unknown) => failed(request, reply, error))
-    }
+    if (typeof then !== 'function') return outcome.respond(result)
+    // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection.
+    const settled = new Promise((resolve, reject) => { (then as Then).call(result, resolve, reject) })
+    if (actTimeout === undefined) return settled.then(outcome.respond, outcome.failed)
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(timedOut(request, reply)), actTimeout)
-      result.then(
-        (value) => { clearTimeout(timer); resolve(respond(request, reply, value)) },
-        (error: unknown) => { clearTimeout(timer); resolve(failed(request, reply, error)) }
+      const timer = setTimeout(() => resolve(outcome.timedOut()), actTimeout)
+      settled.then(
+        (value) => { clearTimeout(timer); resolve(outcome.respond(value)) },
+        (error: unknown) => { clearTimeout(timer); resolve(outcome.failed(error)) }
       )
     })
   }
 }
 
-function respond (request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
-  if (reply.sent) return reply // the act answered by itself, or ran out of time
-  let payload: string | undefined
-  try {
-    payload = JSON.stringify(result)
-  } catch (error) {
-    return failed(request, reply, error)
+type Then = (this: unknown, onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown
+
+/** What `await` would read as the `then` of a value. */
+function thenOf (value: unknown): unknown {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
+  return (value as { then?: unknown }).then
+}
+
+/**
+ * The answer to one act. None of its methods throws, whatever the act returned or threw, so every
+ * failure of the act ends here and none reaches an error handler that might echo it.
+ */
+class Outcome {
+  readonly #request: FastifyRequest
+  readonly #reply: FastifyReply
+  /** The headers before the act ran: a failed act's 500 carries these and nothing it set. */
+  readonly #headers: ReturnType<FastifyReply['getHeaders']>
+
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    this.#request = request
+    this.#reply = reply
+    this.#headers = reply.getHeaders()
   }
-  return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
-}
 
-/** An act that throws: logged for operators, a bare 500 for the client, the host keeps serving. */
-function failed (request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  request.log.error({ err: error }, 'gpt: act failed')
-  if (reply.sent) return reply
-  return reply.code(500).send()
-}
+  readonly respond = (result: unknown): FastifyReply => {
+    const reply = this.#reply
+    if (reply.sent) return reply // the act answered by itself, or ran out of time
+    let payload: string | undefined
+    try {
+      payload = JSON.stringify(result)
+    } catch (error) {
+      return this.failed(error)
+    }
+    return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
+  }
 
-/** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
-function timedOut (request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.log.warn('gpt: act timed out')
-  if (reply.sent) return reply
-  return reply.code(503).send()
-}
+  /** An act that throws: logged for operators, a bare 500 for the client, the host keeps serving. */
+  readonly failed = (error: unknown): FastifyReply => {
+    const reply = this.#reply
+    try {
+      this.#request.log.error({ err: error }, 'gpt: act failed')
+    } catch {
+      this.#request.log.error('gpt: act failed') // with a value the logger cannot read
+    }
+    if (reply.sent) return reply
+    for (const name of Object.keys(reply.getHeaders())) {
+      if (!Object.hasOwn(this.#headers, name)) reply.removeHeader(name)
+    }
+    return reply.headers(this.#headers).code(500).send()
+  }
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function'
+  /** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
+  timedOut (): FastifyReply {
+    this.#request.log.warn('gpt: act timed out')
+    if (this.#reply.sent) return this.#reply
+    return this.#reply.code(503).send()
+  }
+}
