@@ -21,9 +21,12 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** A body refused before validation; the handler answers it like any other rejection. */
+/**
+ * A body refused before validation; the handler answers it like any other rejection. `unread`:
+ * the rest of the body may still come, so the connection is closed after the answer.
+ */
 class Rejected {
-  constructor (readonly reason: string) {}
+  constructor (readonly reason: string, readonly unread = false) {}
 }
 
 type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, errors?: unknown) => FastifyReply
@@ -83,6 +86,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     attachValidation: true,
     schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
+    onSend: closeUnread,
     ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
   }, actHandler(settings, reject))
 }
@@ -127,11 +131,11 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
  * path would add `connection: close` to some causes only).
  */
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
-  const { bodyLimit, maxDepth } = settings
+  const { bodyLimit, bodyTimeout, maxDepth } = settings
   instance.removeAllContentTypeParsers()
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
-    readBody(request, payload, bodyLimit, (bytes) => {
-      if (typeof bytes === 'string') return done(null, new Rejected(bytes))
+    readBody(request, payload, bodyLimit, bodyTimeout, (bytes) => {
+      if (bytes instanceof Rejected) return done(null, bytes)
       try {
         done(null, parse(bytes, { maxDepth }))
       } catch (error) {
@@ -147,15 +151,17 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
 }
 
 /**
- * Reads at most `limit` bytes: a declared Content-Length over it is refused before reading
- * (draft §5.2 (1), §7.4). Calls back once, with the bytes or with why they were refused.
+ * Reads at most `limit` bytes within `timeout` ms of starting: a declared Content-Length over the
+ * limit is refused before reading (draft §5.2 (1), §7.4). Calls back once, with the bytes or with
+ * why they were refused.
  */
-function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, then: (bytes: Buffer | string) => void): void {
+function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, timeout: number, then: (bytes: Buffer | Rejected) => void): void {
   const declared = Number(request.headers['content-length'])
-  if (declared > limit) return then('body over the limit')
+  if (declared > limit) return then(new Rejected('body over the limit'))
   const chunks: Buffer[] = []
   let length = 0
-  const finish = (outcome: Buffer | string): void => {
+  const finish = (outcome: Buffer | Rejected): void => {
+    clearTimeout(timer)
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onGone)
@@ -164,15 +170,27 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   }
   const onData = (chunk: Buffer): void => {
     length += chunk.length
-    if (length > limit) return finish('body over the limit')
+    if (length > limit) return finish(new Rejected('body over the limit'))
     chunks.push(chunk)
   }
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
-  const onGone = (): void => finish('body not received: the client went away')
+  const onGone = (): void => finish(new Rejected('body not received: the client went away'))
+  // The whole body within `timeout`, not each piece: a trickle would otherwise hold the connection.
+  const timer = setTimeout(() => finish(new Rejected(`body not received within bodyTimeout (${timeout} ms)`, true)), timeout)
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onGone)
   payload.on('close', onGone)
+}
+
+/**
+ * After a body that stopped arriving, whatever answers it (a rejection, a 412, a host's hook):
+ * `connection: close`, so Node closes the connection once the answer is written instead of
+ * waiting for the rest of the body.
+ */
+function closeUnread (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
+  done(null, payload)
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */

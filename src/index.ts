@@ -90,6 +90,6 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 
 export default gpt
 export * from './errors.ts'
-export { DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT } from './options.ts'
+export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
 export type { Act, AddressView, Body, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
 export type { Json, JsonObject } from './form.ts'
