@@ -254,6 +254,17 @@ describe('§5.3 a failing act is a bare 500', () => {
     assert.equal(response.body, '')
   })
 
+  it('an act that answered by itself keeps its answer when it then fails or runs out of time', { timeout: 10_000 }, async () => {
+    const throws = await actOnce((_body, _request, reply) => { reply.code(201).send({ made: 1 }); throw new Error(SECRET) }, undefined)
+    assert.equal(throws.response.statusCode, 201)
+    assert.deepEqual(throws.response.json(), { made: 1 })
+    assert.deepEqual(throws.errors.map((entry) => entry.msg), ['gpt: act failed'], 'still logged for operators')
+    const lines: string[] = []
+    const { app } = await host({ actTimeout: 20, act: (_body, _request, reply) => { reply.code(202).send(); return { then () {} } } }, { logger: { level: 'warn', stream: { write: (line: string) => { lines.push(line) } } } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"note":"a"}' })).statusCode, 202)
+    while (!lines.some((line) => line.includes('gpt: act timed out'))) await new Promise((resolve) => setTimeout(resolve, 5))
+  })
+
   it('leaves no timer behind, whatever the act did', async () => {
     const timers = (): number => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
     const before = timers()
