@@ -21,9 +21,12 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-/** A body refused before validation; the handler answers it like any other rejection. */
+/**
+ * A body refused before validation; the handler answers it like any other rejection. `unread`:
+ * the rest of the body may still come, so the connection is closed after the answer.
+ */
 class Rejected {
-  constructor (readonly reason: string) {}
+  constructor (readonly reason: string, readonly unread = false) {}
 }
 
 type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, errors?: unknown) => FastifyReply
@@ -83,6 +86,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     attachValidation: true,
     schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
+    onSend: closeUnread,
     ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
   }, actHandler(settings, reject))
 }
@@ -135,11 +139,11 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
  * path would add `connection: close` to some causes only).
  */
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
-  const { bodyLimit, maxDepth } = settings
+  const { bodyLimit, bodyTimeout, maxDepth } = settings
   instance.removeAllContentTypeParsers()
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
-    readBody(request, payload, bodyLimit, (bytes) => {
-      if (typeof bytes === 'string') return done(null, new Rejected(bytes))
+    readBody(request, payload, bodyLimit, bodyTimeout, (bytes) => {
+      if (bytes instanceof Rejected) return done(null, bytes)
       try {
         done(null, parse(bytes, { maxDepth }))
       } catch (error) {
@@ -155,15 +159,17 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
 }
 
 /**
- * Reads at most `limit` bytes: a declared Content-Length over it is refused before reading
- * (draft §5.2 (1), §7.4). Calls back once, with the bytes or with why they were refused.
+ * Reads at most `limit` bytes within `timeout` ms of starting: a declared Content-Length over the
+ * limit is refused before reading (draft §5.2 (1), §7.4). Calls back once, with the bytes or with
+ * why they were refused.
  */
-function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, then: (bytes: Buffer | string) => void): void {
+function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, timeout: number, then: (bytes: Buffer | Rejected) => void): void {
   const declared = Number(request.headers['content-length'])
-  if (declared > limit) return then('body over the limit')
+  if (declared > limit) return then(new Rejected('body over the limit'))
   const chunks: Buffer[] = []
   let length = 0
-  const finish = (outcome: Buffer | string): void => {
+  const finish = (outcome: Buffer | Rejected): void => {
+    clearTimeout(timer)
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onGone)
@@ -172,15 +178,27 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   }
   const onData = (chunk: Buffer): void => {
     length += chunk.length
-    if (length > limit) return finish('body over the limit')
+    if (length > limit) return finish(new Rejected('body over the limit'))
     chunks.push(chunk)
   }
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
-  const onGone = (): void => finish('body not received: the client went away')
+  const onGone = (): void => finish(new Rejected('body not received: the client went away'))
+  // The whole body within `timeout`, not each piece: a trickle would otherwise hold the connection.
+  const timer = setTimeout(() => finish(new Rejected(`body not received within bodyTimeout (${timeout} ms)`, true)), timeout)
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onGone)
   payload.on('close', onGone)
+}
+
+/**
+ * After a body that stopped arriving, whatever answers it (a rejection, a 412, a host's hook):
+ * `connection: close`, so Node closes the connection once the answer is written instead of
+ * waiting for the rest of the body.
+ */
+function closeUnread (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
+  done(null, payload)
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
@@ -197,50 +215,84 @@ function actHandler (settings: Settings, reject: Reject) {
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
+    const outcome = new Outcome(request, reply)
     let result: unknown
+    let then: unknown
     try {
       result = act(body as never, request, reply)
+      then = thenOf(result) // a getter or a revoked proxy may throw here: still the act's failure
     } catch (error) {
-      return failed(request, reply, error)
+      return outcome.failed(error)
     }
-    if (!isThenable(result)) return respond(request, reply, result)
-    if (actTimeout === undefined) {
-      return Promise.resolve(result).then((value) => respond(request, reply, value), (error: unknown) => failed(request, reply, error))
-    }
+    if (typeof then !== 'function') return outcome.respond(result)
+    // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection.
+    const settled = new Promise((resolve, reject) => { (then as Then).call(result, resolve, reject) })
+    if (actTimeout === undefined) return settled.then(outcome.respond, outcome.failed)
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(timedOut(request, reply)), actTimeout)
-      result.then(
-        (value) => { clearTimeout(timer); resolve(respond(request, reply, value)) },
-        (error: unknown) => { clearTimeout(timer); resolve(failed(request, reply, error)) }
+      const timer = setTimeout(() => resolve(outcome.timedOut()), actTimeout)
+      settled.then(
+        (value) => { clearTimeout(timer); resolve(outcome.respond(value)) },
+        (error: unknown) => { clearTimeout(timer); resolve(outcome.failed(error)) }
       )
     })
   }
 }
 
-function respond (request: FastifyRequest, reply: FastifyReply, result: unknown): FastifyReply {
-  if (reply.sent) return reply // the act answered by itself, or ran out of time
-  let payload: string | undefined
-  try {
-    payload = JSON.stringify(result)
-  } catch (error) {
-    return failed(request, reply, error)
+type Then = (this: unknown, onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown
+
+/** What `await` would read as the `then` of a value. */
+function thenOf (value: unknown): unknown {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
+  return (value as { then?: unknown }).then
+}
+
+/**
+ * The answer to one act. None of its methods throws, whatever the act returned or threw, so every
+ * failure of the act ends here and none reaches an error handler that might echo it.
+ */
+class Outcome {
+  readonly #request: FastifyRequest
+  readonly #reply: FastifyReply
+  /** The headers before the act ran: a failed act's 500 carries these and nothing it set. */
+  readonly #headers: ReturnType<FastifyReply['getHeaders']>
+
+  constructor (request: FastifyRequest, reply: FastifyReply) {
+    this.#request = request
+    this.#reply = reply
+    this.#headers = reply.getHeaders()
   }
-  return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
-}
 
-/** An act that throws: logged for operators, a bare 500 for the client, the host keeps serving. */
-function failed (request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
-  request.log.error({ err: error }, 'gpt: act failed')
-  if (reply.sent) return reply
-  return reply.code(500).send()
-}
+  readonly respond = (result: unknown): FastifyReply => {
+    const reply = this.#reply
+    if (reply.sent) return reply // the act answered by itself, or ran out of time
+    let payload: string | undefined
+    try {
+      payload = JSON.stringify(result)
+    } catch (error) {
+      return this.failed(error)
+    }
+    return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
+  }
 
-/** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
-function timedOut (request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  request.log.warn('gpt: act timed out')
-  if (reply.sent) return reply
-  return reply.code(503).send()
-}
+  /** An act that throws: logged for operators, a bare 500 for the client, the host keeps serving. */
+  readonly failed = (error: unknown): FastifyReply => {
+    const reply = this.#reply
+    try {
+      this.#request.log.error({ err: error }, 'gpt: act failed')
+    } catch {
+      this.#request.log.error('gpt: act failed') // with a value the logger cannot read
+    }
+    if (reply.sent) return reply
+    for (const name of Object.keys(reply.getHeaders())) {
+      if (!Object.hasOwn(this.#headers, name)) reply.removeHeader(name)
+    }
+    return reply.headers(this.#headers).code(500).send()
+  }
 
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && typeof value === 'object' && typeof (value as PromiseLike<unknown>).then === 'function'
+  /** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
+  timedOut (): FastifyReply {
+    this.#request.log.warn('gpt: act timed out')
+    if (this.#reply.sent) return this.#reply
+    return this.#reply.code(503).send()
+  }
+}

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { buildArrival, type Arrival } from './arrival.ts'
-import { GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
+import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { compileForm } from './form.ts'
 import { resolveContent, type Content, type ContentChange, type GptAddress, type Settings } from './options.ts'
 
@@ -43,6 +43,10 @@ export class Address implements GptAddress {
   get etag (): string { return this.current.arrival.json.etag }
 
   update (change: ContentChange): void {
+    // From JavaScript anything may come: a number would pass as a change of nothing, a string of members "0", "1"...
+    if (change === null || typeof change !== 'object' || Array.isArray(change)) {
+      throw new GPT_ERR_OPTION_INVALID(this.path, 'update() takes an object with form, prompt and/or messages')
+    }
     for (const name of Object.keys(change)) {
       if (name !== 'form' && name !== 'prompt' && name !== 'messages') throw new GPT_ERR_OPTION_UNKNOWN(this.path, `"${name}" in update()`)
     }

@@ -4,6 +4,8 @@ import type {
   FastifyBaseLogger,
   FastifyInstance,
   FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
   FastifyTypeProvider,
   RawServerBase,
   RawServerDefault,
@@ -23,16 +25,28 @@ const QUIET_HEADERS = {
   addHeadersOnExceeding: SILENT,
   addHeaders: { ...SILENT, 'retry-after': true }
 } satisfies RateLimitPluginOptions
+// The same for a limit the host applies to every route: its headers (x-ratelimit-*, or the
+// ratelimit-* of the IETF drafts, ratelimit-policy included) are taken off the address's responses.
+const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
+
+function quiet (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  for (const name of Object.keys(reply.getHeaders())) {
+    if (RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
+  }
+  done(null, payload)
+}
 
 /**
  * One GPT address: GET publishes the form, POST enforces it. Everything it installs (parser,
- * validator compiler, error handler, rate limit) stays inside its own encapsulated instance.
+ * validator compiler, error handler, rate limit and its quieting hook) stays inside its own
+ * encapsulated instance.
  */
 async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
   const settings = resolveOptions(options as unknown as Record<string, unknown>, path)
   const address = new Address(settings)
 
+  instance.addHook('onSend', quiet)
   if (settings.rateLimit !== false) {
     await instance.register(rateLimit, { ...QUIET_HEADERS, ...rateLimitDefaults(settings), ...settings.rateLimit, global: true })
   }
@@ -93,7 +107,7 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 
 export default gpt
 export * from './errors.ts'
-export { DEFAULT_BODY_LIMIT, DEFAULT_RATE_LIMIT } from './options.ts'
+export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
 export type { Act, AddressView, Body, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
 export type { Json, JsonObject } from './form.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).

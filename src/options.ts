@@ -66,6 +66,11 @@ export interface GptOptions<F = object> {
   type?: string
   /** Largest act body in bytes. Default 65536 (64 KiB). */
   bodyLimit?: number
+  /**
+   * Milliseconds from the start of reading an act body to its last byte. A body still incomplete
+   * then is rejected like any other, and its connection closed. Default 10000.
+   */
+  bodyTimeout?: number
   /** Deepest nesting of arrays and objects in an act body. Default 64. */
   maxDepth?: number
   /** `@fastify/rate-limit` options for this address, or `false`. Default 60 requests a minute per client. */
@@ -89,6 +94,7 @@ export interface Settings {
   readonly act: Act
   readonly type: string | undefined
   readonly bodyLimit: number
+  readonly bodyTimeout: number
   readonly maxDepth: number
   readonly rateLimit: RateLimitPluginOptions | false
   readonly html: boolean | ((address: AddressView) => string)
@@ -99,11 +105,16 @@ export interface Settings {
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
+/** draft §5.2 (1), §7.4: a body that stops arriving must not hold its connection open. */
+export const DEFAULT_BODY_TIMEOUT = 10_000
 /** draft §7.4: the arrival is served to anyone, so limit rates by default. */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
-const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'maxDepth', 'rateLimit', 'html',
+const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'rateLimit', 'html',
   'ifMatch', 'explain', 'actTimeout', 'onAddress', 'prefix', 'logLevel', 'logSerializers'])
+
+// The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
+const MAX_DELAY = 2 ** 31 - 1
 
 // An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
 const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
@@ -114,7 +125,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
   const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false } = options
-  const { bodyLimit = DEFAULT_BODY_LIMIT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress } = options
+  const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress } = options
 
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
   const content = resolveContent(options, undefined, path)
@@ -123,6 +134,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     throw invalid('"type" must be a non-empty header field value (visible ASCII)')
   }
   if (!isPositiveInteger(bodyLimit)) throw invalid('"bodyLimit" must be a positive integer number of bytes')
+  if (!isDelay(bodyTimeout)) throw invalid(`"bodyTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
   if (!isPositiveInteger(maxDepth)) throw invalid('"maxDepth" must be a positive integer')
   if (rateLimit !== false && (rateLimit === null || typeof rateLimit !== 'object')) {
     throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
@@ -130,7 +142,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   if (typeof html !== 'boolean' && typeof html !== 'function') throw invalid('"html" must be a boolean or a function')
   if (typeof ifMatch !== 'boolean') throw invalid('"ifMatch" must be a boolean')
   if (typeof explain !== 'boolean') throw invalid('"explain" must be a boolean')
-  if (actTimeout !== undefined && !isPositiveInteger(actTimeout)) throw invalid('"actTimeout" must be a positive integer of milliseconds')
+  if (actTimeout !== undefined && !isDelay(actTimeout)) throw invalid(`"actTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
   if (onAddress !== undefined && typeof onAddress !== 'function') throw invalid('"onAddress" must be a function')
 
   return Object.freeze({
@@ -139,6 +151,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     act: act as Act,
     type,
     bodyLimit,
+    bodyTimeout,
     maxDepth,
     rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
     html: html as Settings['html'],
@@ -176,3 +189,5 @@ function isMessage (value: unknown): value is Message {
 
 const isPositiveInteger = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+
+const isDelay = (value: unknown): value is number => isPositiveInteger(value) && value <= MAX_DELAY

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import Fastify, { type LightMyRequestResponse } from 'fastify'
-import gpt from '../src/index.ts'
+import gpt, { type Act } from '../src/index.ts'
 import { host } from './helpers/host.ts'
 
 /** The parts of a response that may differ between two rejections: everything but the date. */
@@ -176,6 +176,127 @@ describe('§5.3 response', () => {
       assert.equal(response.statusCode, 500)
       assert.equal(response.body, '')
     }
+  })
+})
+
+describe('§5.3 a failing act is a bare 500', () => {
+  const SECRET = 'db password=hunter2'
+  const revoked = (): object => {
+    const { proxy, revoke } = Proxy.revocable({}, {})
+    revoke()
+    return proxy
+  }
+  const failures: [string, Act][] = [
+    ['a then getter that throws', () => ({ get then () { throw new Error(SECRET) } })],
+    ['a revoked proxy', revoked],
+    ['a then() that throws', () => ({ then () { throw new Error(SECRET) } })],
+    ['a thenable that rejects, then fulfils', () => ({ then (ok: (v: unknown) => void, fail: (e: unknown) => void) { fail(new Error(SECRET)); ok(SECRET) } })],
+    ['a thenable that rejects twice', () => ({ then (_ok: unknown, fail: (e: unknown) => void) { fail(new Error(SECRET)); fail(new Error(SECRET)) } })],
+    ['a thenable fulfilled with a thenable whose then getter throws', () => ({ then (ok: (v: unknown) => void) { ok({ get then () { throw new Error(SECRET) } }) } })],
+    ['a promise of a revoked proxy', async () => revoked()],
+    ['a rejection with a revoked proxy', () => Promise.reject(revoked())],
+    ['a result whose toJSON throws', () => ({ toJSON () { throw new Error(SECRET) } })],
+    ['a BigInt result', () => ({ n: 10n })],
+    ['a result with a getter that throws', () => ({ a: [{ get b () { throw new Error(SECRET) } }] })],
+    ['a throw after setting headers and a status', (_body, _request, reply) => {
+      reply.code(201).header('x-note', SECRET).header('content-type', 'text/plain')
+      throw new Error(SECRET)
+    }],
+    ['a rejection after setting headers', async (_body, _request, reply) => {
+      reply.header('x-note', SECRET)
+      await Promise.resolve()
+      throw new Error(SECRET)
+    }]
+  ]
+
+  /** Posts one act to a host whose address acts as given, logging at error level. */
+  async function actOnce (act: Act, actTimeout: number | undefined): Promise<{ response: LightMyRequestResponse, errors: { msg: string }[] }> {
+    const lines: string[] = []
+    const { app } = await host({ act, ...(actTimeout === undefined ? {} : { actTimeout }) }, { logger: { level: 'error', stream: { write: (line: string) => { lines.push(line) } } } })
+    const response = await app.inject({ method: 'POST', url: '/', payload: '{"note":"a"}' })
+    await app.close()
+    const errors = lines.map((line) => JSON.parse(line)).filter((entry) => entry.level === 50)
+    return { response, errors }
+  }
+
+  for (const actTimeout of [undefined, 60_000]) {
+    const timing = actTimeout === undefined ? 'without actTimeout' : 'with actTimeout'
+    for (const [name, act] of failures) {
+      it(`${name}, ${timing}: bare, logged once, leaking nothing`, async () => {
+        const plain = await actOnce(() => { throw new Error('plain') }, actTimeout)
+        const { response, errors } = await actOnce(act, actTimeout)
+        assert.equal(response.statusCode, 500)
+        assert.equal(response.body, '')
+        assert.deepEqual(shape(response), shape(plain.response), 'the headers of any other bare 500')
+        assert.ok(!JSON.stringify(response.headers).includes('hunter2') && !response.rawPayload.includes('hunter2'))
+        assert.deepEqual(errors.map((entry) => entry.msg), ['gpt: act failed'])
+      })
+    }
+
+    it(`takes the first answer of a thenable that answers more than once, ${timing}`, async () => {
+      const thenables: [Act, string][] = [
+        [() => ({ then (ok: (v: unknown) => void) { ok('first'); ok('second') } }), '"first"'],
+        [() => ({ then (ok: (v: unknown) => void, fail: (e: unknown) => void) { ok('first'); fail(new Error(SECRET)) } }), '"first"'],
+        [() => ({ then (ok: (v: unknown) => void) { ok('first'); throw new Error(SECRET) } }), '"first"']
+      ]
+      for (const [act, body] of thenables) {
+        const { response, errors } = await actOnce(act, actTimeout)
+        assert.equal(response.statusCode, 200)
+        assert.equal(response.body, body)
+        assert.deepEqual(errors, [])
+      }
+    })
+  }
+
+  it('a thenable that never settles gets the bare 503 of actTimeout', async () => {
+    const { response } = await actOnce(() => ({ then () {} }), 20)
+    assert.equal(response.statusCode, 503)
+    assert.equal(response.body, '')
+  })
+
+  it('an act that answered by itself keeps its answer when it then fails or runs out of time', { timeout: 10_000 }, async () => {
+    const throws = await actOnce((_body, _request, reply) => { reply.code(201).send({ made: 1 }); throw new Error(SECRET) }, undefined)
+    assert.equal(throws.response.statusCode, 201)
+    assert.deepEqual(throws.response.json(), { made: 1 })
+    assert.deepEqual(throws.errors.map((entry) => entry.msg), ['gpt: act failed'], 'still logged for operators')
+    const lines: string[] = []
+    const { app } = await host({ actTimeout: 20, act: (_body, _request, reply) => { reply.code(202).send(); return { then () {} } } }, { logger: { level: 'warn', stream: { write: (line: string) => { lines.push(line) } } } })
+    assert.equal((await app.inject({ method: 'POST', url: '/', payload: '{"note":"a"}' })).statusCode, 202)
+    while (!lines.some((line) => line.includes('gpt: act timed out'))) await new Promise((resolve) => setTimeout(resolve, 5))
+  })
+
+  it('leaves no timer behind, whatever the act did', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length
+    const before = timers()
+    for (const [, act] of failures) await actOnce(act, 60_000)
+    await actOnce(() => ({ then (ok: (v: unknown) => void) { ok(1); ok(2) } }), 60_000)
+    await actOnce(async () => 'quick', 60_000)
+    assert.equal(timers(), before)
+  })
+
+  it('keeps the host\'s own headers on the 500, and none the act set', async () => {
+    const app = Fastify()
+    app.addHook('onRequest', async (_request, reply) => { reply.header('x-request-id', 'r1').header('cache-control', 'no-store') })
+    await app.register(gpt, {
+      form: {},
+      act: (_body, _request, reply) => { reply.header('cache-control', SECRET).header('x-note', SECRET); throw new Error(SECRET) },
+      rateLimit: false
+    })
+    const response = await app.inject({ method: 'POST', url: '/', payload: '1' })
+    assert.equal(response.statusCode, 500)
+    assert.equal(response.headers['x-request-id'], 'r1')
+    assert.equal(response.headers['cache-control'], 'no-store')
+    assert.equal(response.headers['x-note'], undefined)
+  })
+
+  it('leaves errors that are not the act\'s to the host\'s error handler', async () => {
+    const app = Fastify()
+    app.setErrorHandler((error: Error, _request, reply) => reply.code(418).send({ host: error.message }))
+    app.addHook('preHandler', async () => { throw new Error('host hook') })
+    await app.register(gpt, { form: {}, act: () => ({ get then () { throw new Error(SECRET) } }), rateLimit: false })
+    const response = await app.inject({ method: 'POST', url: '/', payload: '1' })
+    assert.equal(response.statusCode, 418)
+    assert.deepEqual(response.json(), { host: 'host hook' })
   })
 })
 

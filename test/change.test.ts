@@ -94,6 +94,21 @@ describe('Appendix B "Form Change": live updates', () => {
     assert.equal((await app.inject({ method: 'POST', url: '/', payload: '0' })).statusCode, 200)
   })
 
+  it('refuses anything but an object of changes, naming the address, and changes nothing', async () => {
+    const { app, address } = await live({ prefix: '/poll' })
+    const before = { etag: address.etag, prompt: address.prompt, form: address.form, arrival: (await app.inject({ method: 'GET', url: '/poll' })).body }
+    for (const change of [null, undefined, 5, 'prompt', ['prompt'], () => ({}), true]) {
+      assert.throws(() => address.update(change as never), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_OPTION_INVALID', String(change))
+        assert.match(error.message, /address \/poll:/)
+        assert.match(error.message, /update\(\) takes an object with form, prompt and\/or messages/)
+        return true
+      })
+    }
+    assert.deepEqual({ etag: address.etag, prompt: address.prompt, form: address.form, arrival: (await app.inject({ method: 'GET', url: '/poll' })).body }, before)
+    assert.equal((await app.inject({ method: 'POST', url: '/poll', payload: '0' })).statusCode, 200)
+  })
+
   it('never shows a request a mix of old and new, under concurrent updates', async () => {
     const { app, address } = await live({ ifMatch: true })
     const url = await app.listen({ port: 0, host: '127.0.0.1' })

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import Fastify, { type FastifyInstance } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify'
 import gpt from '../src/index.ts'
 
 const closed = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'], additionalProperties: false } as const
@@ -85,4 +86,66 @@ describe('an address stays inside its own encapsulated instance', () => {
     assert.match(String(page.headers['content-type']), /text\/html/)
     assert.equal((await app.inject({ method: 'GET', url: '/neg', headers: { accept: 'text/html' } })).body, 'html')
   })
+})
+
+describe('§3.2, §5.3 beside a rate limit the host applies to every route', () => {
+  const RATE_LIMIT_HEADER = /^(x-)?ratelimit-/i
+
+  /** A host limiting every route (and adding a policy header of its own), with one address at /a. */
+  async function limitedHost (enableDraftSpec: boolean, ownLimit: boolean, max = 1000): Promise<FastifyInstance> {
+    const app = Fastify()
+    await app.register(rateLimit, { global: true, max, timeWindow: 60_000, enableDraftSpec })
+    app.addHook('onRequest', async (_request, reply) => { reply.header('ratelimit-policy', `${max};w=60`).header('x-ratelimit-used', '1') })
+    app.get('/ping', async () => 'pong')
+    await app.register(gpt, { prefix: '/a', form: closed, act: (body) => ({ got: body }), ...(ownLimit ? {} : { rateLimit: false }) })
+    await app.ready()
+    return app
+  }
+
+  /** Status, headers but the date, and body. */
+  const shape = (response: LightMyRequestResponse): unknown => {
+    const { date, ...headers } = response.headers
+    return { status: response.statusCode, headers, body: response.body }
+  }
+
+  for (const enableDraftSpec of [false, true]) {
+    for (const ownLimit of [true, false]) {
+      const label = `${enableDraftSpec ? 'draft-spec' : 'x-ratelimit'} headers, the address's own limit ${ownLimit ? 'on' : 'off'}`
+
+      it(`${label}: two of each request get the same status, headers and body, with no rate-limit header`, async () => {
+        const app = await limitedHost(enableDraftSpec, ownLimit)
+        const { etag } = (await app.inject({ method: 'GET', url: '/a' })).headers
+        const pairs: [InjectOptions, InjectOptions][] = [
+          [{ method: 'GET', url: '/a' }, { method: 'GET', url: '/a' }],
+          [{ method: 'GET', url: '/a', headers: { accept: 'text/html' } }, { method: 'GET', url: '/a', headers: { accept: 'text/html' } }],
+          [{ method: 'HEAD', url: '/a' }, { method: 'HEAD', url: '/a' }],
+          [{ method: 'GET', url: '/a', headers: { 'if-none-match': String(etag) } }, { method: 'GET', url: '/a', headers: { 'if-none-match': String(etag) } }],
+          [{ method: 'POST', url: '/a', payload: '{"a":1}' }, { method: 'POST', url: '/a', payload: '{"a":1}' }],
+          [{ method: 'POST', url: '/a', payload: '{}' }, { method: 'POST', url: '/a', payload: '{"a":1,"a":2}' }]
+        ]
+        for (const [first, second] of pairs) {
+          const one = await app.inject(first)
+          const two = await app.inject(second)
+          const name = `${first.method ?? ''} ${JSON.stringify(first.headers ?? first.payload ?? '')}`
+          assert.deepEqual(shape(two), shape(one), name)
+          assert.deepEqual(Object.keys(one.headers).filter((header) => RATE_LIMIT_HEADER.test(header)), [], name)
+        }
+        const ping = await app.inject({ method: 'GET', url: '/ping' })
+        const limitHeader = enableDraftSpec ? 'ratelimit-remaining' : 'x-ratelimit-remaining'
+        assert.ok(Number(ping.headers[limitHeader]) > 0, 'the host\'s own routes keep the host\'s headers')
+        assert.equal(ping.headers['ratelimit-policy'], '1000;w=60')
+        assert.equal(ping.headers['x-ratelimit-used'], '1')
+      })
+    }
+
+    it(`${enableDraftSpec ? 'draft-spec' : 'x-ratelimit'} headers: the host's 429 on the address is bare with Retry-After`, async () => {
+      const app = await limitedHost(enableDraftSpec, false, 1)
+      assert.equal((await app.inject({ method: 'GET', url: '/a' })).statusCode, 200)
+      const limited = await app.inject({ method: 'POST', url: '/a', payload: '{"a":1}' })
+      assert.equal(limited.statusCode, 429)
+      assert.equal(limited.body, '')
+      assert.ok(Number(limited.headers['retry-after']) > 0)
+      assert.deepEqual(Object.keys(limited.headers).filter((header) => RATE_LIMIT_HEADER.test(header)), [])
+    })
+  }
 })
