@@ -58,12 +58,12 @@ ${items.join('\n')}
 /** How the page says which members may be left out, when some may. */
 function leftOut (inputs: string): string {
   const switches = inputs.includes('class="include"')
+    ? '\nA member that may be left out starts left out, and is sent once you fill it in or switch on its <em>include</em>.'
+    : ''
   const choices = inputs.includes('data-kind="tristate"')
-  if (!switches && !choices) return ''
-  return '\nMembers that may be left out start out left out: ' + [
-    switches ? 'one with an <em>include</em> switch is sent once you fill it in or switch it on' : '',
-    choices ? 'a true-or-false one is sent once you choose <em>true</em> or <em>false</em> instead of <em>left out</em>' : ''
-  ].filter(Boolean).join('; ') + '.'
+    ? '\nA true-or-false member that may be left out starts <em>left out</em>: choose <em>true</em> or <em>false</em> to send it.'
+    : ''
+  return switches + choices
 }
 
 /**

@@ -408,9 +408,10 @@ describe('inputs generated from s', () => {
     assert.match(member('urgent'), /<input type="checkbox" id="v\d+" class="value">/, 'a required boolean is a checkbox')
     assert.doesNotMatch(member('urgent'), /class="include"/)
     assert.match(member('note'), /class="include" aria-label="include note"/)
-    assert.match(html, /one with an <em>include<\/em> switch[^]*a true-or-false one is sent once you choose <em>true<\/em>/)
-    assert.doesNotMatch(view({ type: 'object', properties: { a: { type: 'boolean' } } }).html, /<em>include<\/em> switch/)
-    assert.doesNotMatch(view({ type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] }).html, /start out left out/)
+    const lead = (form: object): string => /<p class="lead">Fill in[^]*?<\/p>/.exec(view(form).html)?.[0] ?? ''
+    assert.match(lead({ type: 'object', properties: { a: { type: 'string' } } }), /switch on its <em>include<\/em>\.<\/p>$/)
+    assert.match(lead({ type: 'object', properties: { a: { type: 'boolean' } } }), /answer\.\nA true-or-false member that may be left out starts <em>left out<\/em>: choose <em>true<\/em> or <em>false<\/em> to send it\.<\/p>$/)
+    assert.match(lead({ type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] }), /answer\.<\/p>$/)
   })
 
   it('gives a string a one-line input where its format or pattern keeps it on one line, of a type the browser knows', () => {
