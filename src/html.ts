@@ -55,6 +55,17 @@ ${items.join('\n')}
 `
 }
 
+/** How the page says which members may be left out, when some may. */
+function leftOut (inputs: string): string {
+  const switches = inputs.includes('class="include"')
+    ? '\nA member that may be left out starts left out, and is sent once you fill it in or switch on its <em>include</em>.'
+    : ''
+  const choices = inputs.includes('data-kind="tristate"')
+    ? '\nA true-or-false member that may be left out starts <em>left out</em>: choose <em>true</em> or <em>false</em> to send it.'
+    : ''
+  return switches + choices
+}
+
 /**
  * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
  * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
@@ -85,8 +96,7 @@ ${view.prompt.trim() === ''
 <main>
 ${conversation(view)}<section aria-labelledby="act-title">
 <h2 id="act-title">Act</h2>
-<p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${
-  inputs.includes('class="include"') ? '\nA member marked <em>include</em> may be left out; it is sent once you fill it in or tick it.' : ''}</p>
+<p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${leftOut(inputs)}</p>
 <noscript><p>Acting from this page needs JavaScript. Without it, POST the JSON body to this address (see below).</p></noscript>
 <form id="act" class="compose" novalidate>
 <div class="inputs">
@@ -94,7 +104,7 @@ ${inputs}
 </div>
 <div class="side needs-script">
 <label class="body-label" for="body">JSON body</label>
-<p id="body-note" class="hint"></p>
+<div id="body-note" class="hint"></div>
 <textarea id="body" class="code" rows="12" spellcheck="false" autocapitalize="off" aria-describedby="body-note"></textarea>
 <button type="button" id="from-inputs" hidden>Write it from the inputs</button>
 <button type="submit" id="act-button">Act</button>

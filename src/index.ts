@@ -108,7 +108,8 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
-export type { Act, AddressView, Body, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
+export type { Body } from './body.ts'
+export type { Act, AddressView, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
 export type { Json, JsonObject } from './form.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
 export type {} from './act.ts'

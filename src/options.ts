@@ -1,6 +1,6 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
+import type { Body } from './body.ts'
 import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { freezeJson, type JsonObject } from './form.ts'
 import { DEFAULT_MAX_DEPTH } from './parse.ts'
@@ -10,9 +10,6 @@ export interface Message {
   readonly role: string
   readonly content: string
 }
-
-/** The value `act` receives: inferred from a `const` form, `unknown` for a form typed loosely. */
-export type Body<F> = object extends F ? unknown : F extends JSONSchema ? FromSchema<F> : unknown
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
 export type Act<F = object> =

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { poll } from '../example/addresses.js'
 import gpt from '../src/index.ts'
 import { plan } from './fixtures/plan.ts'
 
@@ -33,7 +34,8 @@ const note = {
   additionalProperties: false
 } as const
 
-// Values the inputs show differently: a map (JSON), a type list, null, a tagged oneOf, a long enum.
+// Values the inputs show differently: a map (JSON), a type list, null, a tagged oneOf, a long enum,
+// one-line strings (a pattern, a format), and a boolean that may be left out.
 const odd = {
   type: 'object',
   properties: {
@@ -46,9 +48,12 @@ const odd = {
         { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'number' } }, required: ['kind', 'side'], additionalProperties: false }
       ]
     },
-    size: { enum: [1, 2, 3, 4, 5, 6, 7, 8] }
+    size: { enum: [1, 2, 3, 4, 5, 6, 7, 8] },
+    sku: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' },
+    email: { type: 'string', format: 'email' },
+    pinned: { type: 'boolean' }
   },
-  required: ['map', 'maybe', 'nothing', 'shape', 'size'],
+  required: ['map', 'maybe', 'nothing', 'shape', 'size', 'sku'],
   additionalProperties: false
 }
 
@@ -59,6 +64,7 @@ let app: FastifyInstance
 let base: string
 let browser: Browser
 const seen: unknown[] = []
+const votes = { tabs: 0, spaces: 0 }
 const contexts: BrowserContext[] = []
 
 before(async () => {
@@ -80,6 +86,7 @@ before(async () => {
   await app.register(gpt, { prefix: '/evil', form: nested, act, rateLimit: false, prompt: EVIL, messages: [{ role: EVIL, content: EVIL }] })
   await app.register(gpt, { prefix: '/odd', form: odd, act, rateLimit: false })
   await app.register(gpt, { prefix: '/limited', form: note, act, rateLimit: { max: 2, timeWindow: 60_000 } })
+  await app.register(gpt, { ...poll(votes), rateLimit: false })
   base = await app.listen({ host: '127.0.0.1', port: 0 })
   browser = await chromium.launch({
     executablePath,
@@ -131,6 +138,7 @@ describe('the page in a browser', () => {
       assert.deepEqual(await problems(), [], path)
       if (path === '/') {
         assert.deepEqual(await bodyText(page), { title: '', urgent: false, kind: 'plan', tasks: [{ what: '', done: false }], contact: '' })
+        assert.deepEqual(await page.locator('#body-note li').allTextContents(), ['title: fill it in', 'count: fill in a whole number', 'color: choose one'])
         assert.equal(await page.getByRole('button', { name: 'Remove item 1' }).isDisabled(), true, 'minItems 1')
       }
     }
@@ -217,12 +225,48 @@ describe('the page in a browser', () => {
     assert.equal(Object.hasOwn(await bodyText(page) as object, 'summary'), false)
   })
 
-  it('shows a rejected body as rejected (204)', async () => {
-    const { page } = await open('/')
+  it('says what the form still needs before sending, sends nothing until then, and focuses the first', async () => {
+    const { page, problems } = await open('/')
+    const before = seen.length
+    await act(page)
+    assert.equal(await outcome(page).locator('p').textContent(), 'Nothing was sent: the form would refuse this body. Still needed:')
+    assert.deepEqual(await outcome(page).locator('li').allTextContents(), ['title: fill it in', 'count: fill in a whole number', 'color: choose one'])
+    assert.equal(await page.evaluate('document.activeElement.id'), await page.getByLabel('title', { exact: true }).getAttribute('id'))
+
     await page.getByLabel('title', { exact: true }).fill('Plan')
     await page.getByLabel('count', { exact: true }).fill('11') // maximum is 10
     await page.getByLabel('red').check()
-    assert.equal((await bodyText(page) as { count: number }).count, 11, 'sent as entered: the address is the judge')
+    const tasks = page.locator('.field[data-name="tasks"]')
+    await tasks.getByRole('button', { name: 'Add item to tasks' }).click()
+    await page.getByLabel('kind of contact').selectOption({ label: 'object (phone)' })
+    assert.deepEqual(await page.locator('#body-note li').allTextContents(), ['count: at most 10'])
+    await page.getByLabel('count', { exact: true }).fill('2.5')
+    assert.deepEqual(await page.locator('#body-note li').allTextContents(), ['count: a whole number'])
+    await page.getByLabel('count', { exact: true }).fill('10')
+    await page.getByLabel('include summary').check() // an included optional member is checked too
+    assert.deepEqual(await page.locator('#body-note li').allTextContents(), [])
+    await act(page)
+    assert.match(await outcome(page).textContent() ?? '', /^Done \(200\)/)
+    const task = { what: '', done: false }
+    const sent = { title: 'Plan', summary: '', count: 10, urgent: false, color: 'red', kind: 'plan', tasks: [task, task], contact: { phone: '' } }
+    assert.deepEqual(seen.slice(before), [sent])
+    assert.deepEqual(await problems(), [])
+  })
+
+  it('on the example poll, says a choice is needed instead of sending {} at once', async () => {
+    const { page } = await open('/poll')
+    assert.deepEqual(await page.locator('#body-note li').allTextContents(), ['choice: choose one'])
+    await act(page)
+    assert.deepEqual(await outcome(page).locator('li').allTextContents(), ['choice: choose one'])
+    assert.deepEqual(votes, { tabs: 0, spaces: 0 })
+    await page.getByLabel('spaces').check()
+    await act(page)
+    assert.deepEqual(JSON.parse(await outcome(page).locator('pre').textContent() ?? ''), { tabs: 0, spaces: 1 })
+  })
+
+  it('shows a rejected body as rejected (204)', async () => {
+    const { page } = await open('/')
+    await page.locator('#body').fill(JSON.stringify({ ...valid, count: 11 })) // maximum is 10: by hand, the address is the judge
     const before = seen.length
     await act(page)
     assert.match(await outcome(page).textContent() ?? '', /^Rejected \(204\)/)
@@ -265,7 +309,17 @@ describe('the page in a browser', () => {
     await page.getByLabel('kind of shape').selectOption({ label: 'kind: square' })
     await page.getByLabel('side').fill('2.5')
     await page.getByLabel('size', { exact: true }).selectOption({ label: '7' })
-    const expected = { map: { a: 1 }, maybe: null, nothing: null, shape: { kind: 'square', side: 2.5 }, size: 7 }
+    const sku = page.getByLabel('sku', { exact: true })
+    assert.equal(await sku.evaluate((el) => el.tagName + ' ' + el.getAttribute('type')), 'INPUT text', 'a pattern of one line')
+    await sku.fill('abc-1234')
+    assert.deepEqual(await page.locator('#body-note li').allTextContents(), ['sku: does not match the pattern ^[A-Z]{3}-\\d{4}$'])
+    await sku.fill('ABC-1234')
+    const email = page.getByLabel('email', { exact: true })
+    assert.equal(await email.evaluate((el) => el.tagName + ' ' + el.getAttribute('inputmode')), 'INPUT email')
+    await email.fill('a@bücher.de')
+    assert.equal((await bodyText(page) as { email: string }).email, 'a@bücher.de', 'sent as typed')
+    await page.getByLabel('include email').uncheck()
+    const expected = { map: { a: 1 }, maybe: null, nothing: null, shape: { kind: 'square', side: 2.5 }, size: 7, sku: 'ABC-1234' }
     assert.deepEqual(await bodyText(page), expected)
     const before = seen.length
     await act(page)
@@ -276,6 +330,24 @@ describe('the page in a browser', () => {
     await act(page)
     assert.match(await outcome(page).textContent() ?? '', /^Nothing was sent\. map: this is not JSON/)
     assert.equal(seen.length, before + 1)
+    assert.deepEqual(await problems(), [])
+  })
+
+  it('offers a boolean that may be left out as one choice: left out, true or false', async () => {
+    const { page, problems } = await open('/odd')
+    const pinned = page.locator('.field[data-name="pinned"]')
+    const has = async (): Promise<unknown> => (await bodyText(page) as { pinned?: boolean }).pinned
+    assert.equal(await pinned.locator('input[type=checkbox]').count(), 0, 'no checkbox, so none to mistake for the other')
+    assert.equal(await pinned.getByLabel('left out').isChecked(), true)
+    assert.equal(await has(), undefined)
+    await pinned.getByLabel('false').check()
+    assert.equal(await has(), false)
+    await pinned.getByLabel('true').check()
+    assert.equal(await has(), true)
+    assert.equal(await pinned.evaluate((el) => el.classList.contains('omitted')), false)
+    await pinned.getByLabel('left out').check()
+    assert.equal(await has(), undefined)
+    assert.equal(await pinned.evaluate((el) => el.classList.contains('omitted')), true)
     assert.deepEqual(await problems(), [])
   })
 

@@ -58,3 +58,50 @@ await app.register(gpt, {
 // A misspelt option is a type error, as it is an error at registration.
 // @ts-expect-error promt is no option
 await app.register(gpt, { promt: 'x', form: poll, act: (choice) => choice })
+
+// A recursive form (draft §4.2) never stops the host's build: FromSchema cannot follow its $refs
+// to an end, so act's body is `unknown` and act names the type it expects.
+const tree = { type: 'object', properties: { children: { type: 'array', items: { $ref: '#' } } } } as const
+interface Tree { children?: Tree[] }
+await app.register(gpt, {
+  form: tree,
+  act: (body) => {
+    expectType<Equal<typeof body, unknown>>()
+    // @ts-expect-error the body of a recursive form is unknown until act names its type
+    return body.children
+  }
+})
+await app.register(gpt, { form: tree, act: (node: Tree) => node.children?.length ?? 0 })
+// @ts-expect-error a named type is still checked against what act does with it
+await app.register(gpt, { form: tree, act: (node: Tree) => node.parent })
+
+// Recursion through $defs, directly or through one another, and references FromSchema cannot
+// resolve ($anchor names, a nested $id) give `unknown` too.
+const list = { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' } as const
+await app.register(gpt, { form: list, act: (body) => expectType<Equal<typeof body, unknown>>() })
+expectType<Equal<Body<{
+  $defs: { a: { type: 'array', items: { $ref: '#/$defs/b' } }, b: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/a' }] } }
+  $ref: '#/$defs/a'
+}>, unknown>>()
+expectType<Equal<Body<{ $defs: { s: { $anchor: 'sku', type: 'string' } }, $ref: '#sku' }>, unknown>>()
+expectType<Equal<Body<{
+  type: 'array'
+  items: { $id: 'https://example.com/item', $defs: { n: { type: 'string' } }, $ref: '#/$defs/n' }
+}>, unknown>>()
+expectType<Equal<Body<{ type: 'array', items: { $id: 'https://example.com/item', type: 'string' } }>, string[]>>()
+
+// $refs that come to an end keep their inference, however often they meet the same target.
+const pair = {
+  $defs: { name: { type: 'string' }, pair: { type: 'object', properties: { x: { $ref: '#/$defs/name' }, y: { $ref: '#/$defs/name' } }, required: ['x'], additionalProperties: false } },
+  type: 'array',
+  items: { $ref: '#/$defs/pair' }
+} as const
+await app.register(gpt, {
+  form: pair,
+  act: (pairs) => {
+    expectType<Equal<typeof pairs, Array<{ x: string, y?: string }>>>()
+    return pairs.map((p) => p.x)
+  }
+})
+expectType<Equal<Body<{ type: 'object', properties: { a: { $ref: '#/properties/b' }, b: { type: 'integer' } }, additionalProperties: false }>,
+  { a?: number, b?: number }>>()

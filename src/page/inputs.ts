@@ -1,5 +1,6 @@
 import type { Json, JsonObject } from '../form.ts'
 import { escapeHtml as esc } from './escape.ts'
+import { oneLine } from './one-line.ts'
 
 /**
  * The form as HTML inputs, generated once from s. Every value is a `.node` whose `data-kind` tells
@@ -204,24 +205,35 @@ function lengthHint (min: number | undefined, max: number | undefined, unit: str
   return min ? `at least ${units(min)}` : undefined
 }
 
+// Formats a browser has an input for, whose value is the text as typed and as the format writes it.
+// Not type=email: Chromium rewrites an internationalized domain to punycode, so the body would not
+// say what was typed; an email gets the email keyboard instead.
+const INPUT_TYPES: Readonly<Record<string, string>> = { date: 'type="date"', uri: 'type="url"', iri: 'type="url"', email: 'type="text" inputmode="email"' }
+
 function text (ctx: Context, slot: Slot, s: JsonObject): string {
   const id = nextId(ctx)
   const d = help(ctx, s)
   const min = count(s['minLength'])
   const max = count(s['maxLength'])
-  const hints = [lengthHint(min, max, 'character'), s['format'], s['pattern'] === undefined ? undefined : `pattern ${String(s['pattern'])}`]
+  const format = typeof s['format'] === 'string' ? s['format'] : undefined
+  const pattern = typeof s['pattern'] === 'string' ? s['pattern'] : undefined
+  const hints = [lengthHint(min, max, 'character'), format, pattern === undefined ? undefined : `pattern ${pattern}`]
     .filter((h): h is string => typeof h === 'string')
   const examples = s['examples']
   const placeholder = Array.isArray(examples) && typeof examples[0] === 'string' ? ` placeholder="${esc(examples[0])}"` : ''
   const attributes = `id="${id}" class="value"${max === undefined ? '' : ` maxlength="${max}"`}${min ? ` minlength="${min}"` : ''}${placeholder}${d.describedBy}`
   const initial = typeof s['default'] === 'string' ? s['default'] : ''
+  // Every format names a one-line value; so does a pattern that admits no line break.
+  const short = format !== undefined || (pattern !== undefined && oneLine(pattern)) || (max !== undefined && max <= 100)
+  const type = INPUT_TYPES[format ?? ''] ?? 'type="text"'
   // A long text gets a text area; the newline after <textarea> is dropped by the parser, keeping a leading one in the value.
-  const control = s['format'] === 'date'
-    ? `<input type="date" ${attributes} value="${esc(initial)}">`
-    : max === undefined || max > 100
-      ? `<textarea ${attributes} rows="${max !== undefined && max > 1000 ? 6 : 3}">\n${esc(initial)}</textarea>`
-      : `<input type="text" ${attributes} value="${esc(initial)}">`
-  return `<div class="node" data-kind="string"><div class="head">${label(slot, s, hints, id)}</div>${d.html}${control}</div>`
+  const control = short
+    ? `<input ${type} ${attributes} value="${esc(initial)}">`
+    : `<textarea ${attributes} rows="${max !== undefined && max > 1000 ? 6 : 3}">\n${esc(initial)}</textarea>`
+  // What the page checks before sending (script.ts): the length in code points, and the pattern.
+  const checks = `${min ? ` data-min-length="${min}"` : ''}${max === undefined ? '' : ` data-max-length="${max}"`}` +
+    `${pattern === undefined ? '' : ` data-pattern="${esc(pattern)}"`}${format === undefined ? '' : ` data-format="${esc(format)}"`}`
+  return `<div class="node" data-kind="string"${checks}><div class="head">${label(slot, s, hints, id)}</div>${d.html}${control}</div>`
 }
 
 function number (ctx: Context, slot: Slot, s: JsonObject): string {
@@ -239,15 +251,33 @@ function number (ctx: Context, slot: Slot, s: JsonObject): string {
   const initial = finite(s['default'])
   const control = `<input type="number" id="${id}" class="value" step="${integer ? 1 : 'any'}" inputmode="${integer ? 'numeric' : 'decimal'}"` +
     `${bound('min', min)}${bound('max', max)}${initial === undefined ? '' : ` value="${initial}"`}${d.describedBy}>`
-  return `<div class="node" data-kind="${integer ? 'integer' : 'number'}"><div class="head">${label(slot, s, hints, id)}</div>${d.html}${control}</div>`
+  // The bounds the page checks before sending (script.ts); multipleOf is left to the address.
+  const checks = ([['minimum', min], ['maximum', max], ['exclusive-minimum', above], ['exclusive-maximum', below]] as const)
+    .map(([name, v]) => v === undefined ? '' : ` data-${name}="${v}"`).join('')
+  return `<div class="node" data-kind="${integer ? 'integer' : 'number'}"${checks}><div class="head">${label(slot, s, hints, id)}</div>${d.html}${control}</div>`
 }
 
 function boolean (ctx: Context, slot: Slot, s: JsonObject): string {
+  if (slot.optional === true) return tristate(ctx, slot, s)
   const id = nextId(ctx)
   const d = help(ctx, s)
   const checked = s['default'] === true ? ' checked' : ''
   return `<div class="node check" data-kind="boolean"><div class="head"><input type="checkbox" id="${id}" class="value"${checked}${d.describedBy}> ` +
     `${label(slot, s, [], id)}</div>${d.html}</div>`
+}
+
+/**
+ * A boolean that may be left out: one choice of three (left out, true, false), so that whether it
+ * is sent and what it says are never two checkboxes side by side. It starts left out.
+ */
+function tristate (ctx: Context, slot: Slot, s: JsonObject): string {
+  const d = help(ctx, s)
+  const group = nextId(ctx)
+  const hints = typeof s['default'] === 'boolean' ? [`default ${s['default']}`] : []
+  const radio = (v: string, text: string, checked = ''): string =>
+    `<label class="choice${v === '' ? ' out' : ''}"><input type="radio" class="value" name="${group}" value="${v}"${checked}> ${text}</label>`
+  return `<fieldset class="node" data-kind="tristate"${d.describedBy}><legend class="head">${label({ ...slot, optional: false }, s, hints)}</legend>${d.html}` +
+    `<div class="choices">${radio('', 'left out', ' checked')}${radio('true', 'true')}${radio('false', 'false')}</div></fieldset>`
 }
 
 function constant (ctx: Context, slot: Slot, s: JsonObject, v: Json): string {

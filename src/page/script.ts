@@ -21,41 +21,59 @@ export const SCRIPT = String.raw`
 
   const kids = (el, selector) => Array.from(el.children).filter((child) => child.matches(selector))
   const kid = (el, selector) => kids(el, selector)[0]
-  function nameOf (node) {
-    const name = node.querySelector('.name')
-    return name ? name.textContent : 'body'
+
+  // What the inputs cannot yet make into a value the form admits, found while reading them: each
+  // says where it is (member names and item numbers) and keeps the node to take the focus.
+  let issues = []
+  const where = (path) => path.length === 0 ? 'body' : path.join(' › ')
+  const MISSING = {
+    enum: 'choose one',
+    number: 'fill in a number',
+    integer: 'fill in a whole number',
+    json: 'write its JSON',
+    never: 'the form allows no value here'
+  }
+
+  // The value of a node. Needed: leaving it out makes no body the form admits (a required member,
+  // a list item, the body itself).
+  function read (node, path, needed) {
+    const kind = node.dataset.kind
+    if (kind === 'anyOf') {
+      const chosen = kids(node, '.alt').find((alt) => !alt.hidden)
+      return read(kid(chosen, '.node'), path, needed)
+    }
+    const v = value(node, path)
+    if (v === undefined && needed) issues.push({ node, text: where(path) + ': ' + (MISSING[kind] || 'fill it in') })
+    if (v !== undefined) check(node, path, v)
+    return v
   }
 
   // The value of one .node, by its data-kind; undefined means "no value" (left out of an object).
-  function read (node) {
+  function value (node, path) {
     const kind = node.dataset.kind
     const input = node.querySelector('.value')
     if (kind === 'object') {
       const result = {}
       kids(node, '.field').forEach((field) => {
         if (field.classList.contains('omitted')) return
-        const v = read(kid(field, '.node'))
+        const v = read(kid(field, '.node'), path.concat(field.dataset.name), !field.hasAttribute('data-optional'))
         if (v !== undefined) result[field.dataset.name] = v
       })
       return result
     }
     if (kind === 'array') {
-      return kids(kid(node, '.items'), '.item').map((item) => {
-        const v = read(kid(item, '.node'))
+      return kids(kid(node, '.items'), '.item').map((item, i) => {
+        const v = read(kid(item, '.node'), path.concat('item ' + (i + 1)), true)
         return v === undefined ? null : v
       })
     }
-    if (kind === 'anyOf') {
-      const chosen = kids(node, '.alt').find((alt) => !alt.hidden)
-      return read(kid(chosen, '.node'))
-    }
     if (kind === 'string') return input.value
     if (kind === 'number' || kind === 'integer') {
-      if (input.validity.badInput) throw new Error(nameOf(node) + ': this is not a number')
+      if (input.validity.badInput) throw new Error(where(path) + ': this is not a number')
       return input.value === '' ? undefined : Number(input.value)
     }
     if (kind === 'boolean') return input.checked
-    if (kind === 'enum') {
+    if (kind === 'enum' || kind === 'tristate') {
       const picked = input.tagName === 'SELECT' ? input : node.querySelector('.value:checked')
       return picked && picked.value !== '' ? JSON.parse(picked.value) : undefined
     }
@@ -65,17 +83,47 @@ export const SCRIPT = String.raw`
       try {
         return JSON.parse(input.value)
       } catch {
-        throw new Error(nameOf(node) + ': this is not JSON')
+        throw new Error(where(path) + ': this is not JSON')
       }
     }
     return undefined
   }
 
+  // What the inputs already know, so that Act does not send what the form refuses: lengths (in
+  // code points, as JSON Schema counts), a date picked, the pattern (with the u flag, as the
+  // address compiles it), numeric bounds. Anything else is for the address to judge.
+  function check (node, path, v) {
+    const d = node.dataset
+    const say = (text) => issues.push({ node, text: where(path) + ': ' + text })
+    if (d.kind === 'string') {
+      const length = Array.from(v).length
+      if (d.minLength && length < Number(d.minLength)) say(length === 0 ? 'fill it in' : 'at least ' + d.minLength + ' characters')
+      else if (d.maxLength && length > Number(d.maxLength)) say('at most ' + d.maxLength + ' characters')
+      else if (d.format === 'date' && v === '') say('choose a date')
+      else if (d.pattern !== undefined && !matches(d.pattern, v)) say('does not match the pattern ' + d.pattern)
+    } else if (d.kind === 'number' || d.kind === 'integer') {
+      if (d.kind === 'integer' && !Number.isInteger(v)) say('a whole number')
+      else if (d.minimum !== undefined && v < Number(d.minimum)) say('at least ' + d.minimum)
+      else if (d.maximum !== undefined && v > Number(d.maximum)) say('at most ' + d.maximum)
+      else if (d.exclusiveMinimum !== undefined && v <= Number(d.exclusiveMinimum)) say('more than ' + d.exclusiveMinimum)
+      else if (d.exclusiveMaximum !== undefined && v >= Number(d.exclusiveMaximum)) say('less than ' + d.exclusiveMaximum)
+    }
+  }
+
+  function matches (pattern, text) {
+    try {
+      return new RegExp(pattern, 'u').test(text)
+    } catch {
+      return true // a pattern this browser cannot compile: the address judges
+    }
+  }
+
   // Inputs -> JSON body, on every change: the body is always exactly what Act sends.
   function sync () {
     byHand = false
+    issues = []
     try {
-      const v = read(root)
+      const v = read(root, [], true)
       problem = ''
       body.value = v === undefined ? '' : JSON.stringify(v, null, 2)
     } catch (error) {
@@ -84,12 +132,24 @@ export const SCRIPT = String.raw`
     tell()
   }
 
+  function list (lines) {
+    const ul = document.createElement('ul')
+    ul.className = 'issues'
+    ul.append(...lines.map((line) => {
+      const li = document.createElement('li')
+      li.textContent = line
+      return li
+    }))
+    return ul
+  }
+
   function tell () {
     fromInputs.hidden = !byHand
-    note.classList.toggle('problem', problem !== '' && !byHand)
-    note.textContent = byHand
-      ? 'Written by hand: Act sends this text as it is. Changing an input writes it anew.'
-      : problem !== '' ? problem : 'Written from the inputs. Edit it to send anything the inputs cannot express.'
+    note.className = 'hint' + (byHand ? '' : problem !== '' ? ' problem' : issues.length > 0 ? ' pending' : '')
+    if (byHand) return note.replaceChildren('Written by hand: Act sends this text as it is. Changing an input writes it anew.')
+    if (problem !== '') return note.replaceChildren(problem)
+    if (issues.length > 0) return note.replaceChildren('Still needed before Act sends it:', list(issues.map((i) => i.text)))
+    note.replaceChildren('Written from the inputs. Edit it to send anything the inputs cannot express.')
   }
 
   // Filling in a member that may be left out includes it, and every member around it.
@@ -97,7 +157,8 @@ export const SCRIPT = String.raw`
     for (let field = from.closest('.field'); field; field = field.parentElement.closest('.field')) {
       if (field.classList.contains('omitted')) {
         field.classList.remove('omitted')
-        field.querySelector('.include').checked = true
+        const on = kid(field, '.node').querySelector('.include')
+        if (on) on.checked = true
       }
     }
   }
@@ -154,10 +215,12 @@ export const SCRIPT = String.raw`
       }
       return
     }
-    if (target.classList.contains('include')) {
+    const tristate = target.closest('[data-kind=tristate]')
+    if (target.classList.contains('include') || tristate) {
       const field = target.closest('.field')
-      field.classList.toggle('omitted', !target.checked)
-      if (target.checked) include(field.parentElement)
+      const on = tristate ? target.value !== '' : target.checked
+      field.classList.toggle('omitted', !on)
+      if (on) include(field.parentElement)
     } else {
       if (target.classList.contains('pick')) {
         kids(target.closest('.node'), '.alt').forEach((alt, i) => { alt.hidden = String(i) !== target.value })
@@ -198,12 +261,15 @@ export const SCRIPT = String.raw`
     if (event.key === 'Enter' && event.target.tagName === 'INPUT' && event.target.type !== 'submit') event.preventDefault()
   })
 
+  // detail: text shown as it is, or a list of lines.
   function show (kind, message, detail) {
     outcome.className = 'outcome ' + kind
     const line = document.createElement('p')
     line.textContent = message
     outcome.replaceChildren(line)
-    if (detail !== undefined) {
+    if (Array.isArray(detail)) {
+      outcome.append(list(detail))
+    } else if (detail !== undefined) {
       const pre = document.createElement('pre')
       pre.textContent = detail
       outcome.append(pre)
@@ -231,6 +297,12 @@ export const SCRIPT = String.raw`
     event.preventDefault()
     if (sending) return
     if (!byHand && problem !== '') return show('problem', 'Nothing was sent. ' + problem)
+    if (!byHand && issues.length > 0) {
+      show('problem', 'Nothing was sent: the form would refuse this body. Still needed:', issues.map((i) => i.text))
+      const first = issues[0].node.querySelector('input:not(.include), select, textarea')
+      if (first) first.focus()
+      return
+    }
     const text = body.value
     try {
       JSON.parse(text)

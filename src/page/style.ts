@@ -45,9 +45,16 @@ legend { padding: 0 .35rem; max-width: 100%; }
 .hint { color: var(--muted); font-size: .85rem; }
 .help { margin: 0 0 .45rem; color: var(--muted); font-size: .92rem; white-space: pre-wrap; overflow-wrap: anywhere; }
 .field + .field, .node > .hint, .alt, .picker + .alt { margin-top: .9rem; }
-.field.omitted > .node > :not(.head) { opacity: .55; }
-.inc { margin-left: auto; display: inline-flex; align-items: center; gap: .35rem; font-size: .85rem; color: var(--muted); cursor: pointer; }
-input[type=text], input[type=number], input[type=date], select, textarea {
+.field.omitted > .node:not([data-kind=tristate]) > :not(.head) { opacity: .55; }
+.inc { margin-left: auto; display: inline-flex; align-items: center; gap: .45rem; font-size: .85rem; color: var(--muted); cursor: pointer;
+  padding-left: .6rem; border-left: 1px solid var(--line); }
+/* The include switch is a toggle, unlike any value's control: whether a member is sent, not what it says. */
+input[type=checkbox].include { appearance: none; position: relative; width: 2.1rem; height: 1.2rem; border-radius: 1rem; background: var(--line); cursor: pointer; transition: background .15s; }
+input[type=checkbox].include::before { content: ""; position: absolute; top: .15rem; left: .15rem; width: .9rem; height: .9rem; border-radius: 50%; background: var(--card); transition: left .15s; }
+input[type=checkbox].include:checked { background: var(--accent); }
+input[type=checkbox].include:checked::before { left: 1.05rem; }
+.choice.out { border-style: dashed; color: var(--muted); font-style: italic; }
+input[type=text], input[type=number], input[type=date], input[type=url], select, textarea {
   display: block; width: 100%; font: inherit; color: var(--fg); background: var(--bg);
   border: 1px solid var(--line); border-radius: .45rem; padding: .5rem .65rem;
 }
@@ -74,6 +81,9 @@ button:disabled { opacity: .45; cursor: not-allowed; border-color: var(--line); 
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 #body-note { margin: 0; }
 #body-note.problem { color: var(--rejected); }
+#body-note.pending { color: var(--limited); }
+.issues { margin: .2rem 0 0; padding-left: 1.2rem; }
+.outcome .issues { font-weight: 400; }
 .body-label { font-weight: 650; }
 .outcome:empty { display: none; }
 .outcome { border: 1px solid var(--line); border-left: 5px solid var(--muted); border-radius: .5rem; padding: .5rem .85rem; }
