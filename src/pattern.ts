@@ -348,8 +348,12 @@ class Program implements LinearPattern {
         nextSize = this.close(next, nextIndex, nextSize, pc + 1, at + width, text)
         if (nextSize < 0) return this.done(steps, true)
       }
-      ;[now, next] = [next, now]
-      ;[nowIndex, nextIndex] = [nextIndex, nowIndex]
+      const dense = now
+      now = next
+      next = dense
+      const sparse = nowIndex
+      nowIndex = nextIndex
+      nextIndex = sparse
       size = nextSize
       at += width
     }
