@@ -213,6 +213,19 @@ describe('refusals', () => {
     }
   })
 
+  it('refuses what this Node\'s RegExp refuses, so that the regex format and pattern agree', () => {
+    // duplicate group names are ECMAScript 2025: the parser knows them, older V8 does not
+    const source = '(?<y>a)|(?<y>b)'
+    let node = true
+    try {
+      RegExp(source, 'u')
+    } catch {
+      node = false
+    }
+    if (node) agrees(source, 'b')
+    else assert.match(refusal(source).message, /^the pattern is not a regular expression this Node.js accepts with the u flag: .*Duplicate capture group name/)
+  })
+
   it('refuses an automaton larger than MAX_STATES, naming the repetition that expands', () => {
     const nested = refusal('x(a{1000}){1000}')
     assert.equal(nested.index, 1)
