@@ -51,10 +51,18 @@ const NOT_WORD = 3
 
 /** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
 export function compilePattern (source: string): LinearPattern {
-  const ast = parse(source)
-  refuseNonRegular(source, ast)
-  agreeWithNode(source)
-  return new Program(source, new Builder(source).build(ast))
+  let code: Code
+  try {
+    const ast = parse(source)
+    refuseNonRegular(source, ast)
+    agreeWithNode(source)
+    code = new Builder(source).build(ast)
+  } catch (error) {
+    // the parser, the checks and the builder each descend once per nested group
+    if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
+    throw error
+  }
+  return new Program(source, code)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -77,8 +85,6 @@ function parse (source: string): AST.Pattern {
       const what = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
       throw new PatternError(source, error.index, `the pattern is not a valid ECMA-262 regular expression with the u flag: ${what} (at offset ${error.index})`)
     }
-    // the parser descends once per nested group
-    if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
     throw error
   }
 }

@@ -239,6 +239,19 @@ describe('refusals', () => {
 
   it('refuses nesting deeper than the compiler can descend, without a stack overflow escaping', () => {
     assert.match(refusal(`${'('.repeat(50_000)}a${')'.repeat(50_000)}`).message, /nests groups too deeply/)
+    // deep enough for the parser, perhaps too deep for the compiler: compiled right, or refused
+    for (let depth = 200; depth <= 4000; depth += 200) {
+      const source = `${'(?:a'.repeat(depth)}${')*'.repeat(depth)}`
+      let m: LinearPattern
+      try {
+        m = compilePattern(source)
+      } catch (error) {
+        assert.ok(error instanceof PatternError && /nests groups too deeply/.test(error.message), String(error))
+        continue
+      }
+      assert.equal(m.test('a'.repeat(depth)), true)
+      assert.equal(m.test('b'), true)
+    }
   })
 
   it('refuses flags other than u when called as Ajv\'s engine', () => {
