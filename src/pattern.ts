@@ -1,0 +1,442 @@
+// A matcher for the form's `pattern` and `patternProperties` that runs in time linear in the text.
+// The form's author writes the pattern but the act's sender writes the text, so a backtracking
+// engine would let one body stall the host (draft §5.2: every act is verified against the form).
+// Semantics are ECMA-262's with the `u` flag; what needs backtracking is refused: docs/patterns.md.
+import { RegExpParser, RegExpSyntaxError, type AST } from '@eslint-community/regexpp'
+import type { RegExpEngine } from 'ajv/dist/types/index.js'
+
+/** Most instructions a compiled pattern may have; counted repetition is expanded, so `(a{100}){100}` needs 10,001. */
+export const MAX_STATES = 10_000
+
+/** A pattern this engine does not compile: invalid under `u`, not matchable in linear time, or too large. */
+export class PatternError extends Error {
+  override name = 'PatternError'
+  /** The pattern as written in the form. */
+  readonly pattern: string
+  /** Offset in `pattern` of the construct at fault. */
+  readonly index: number
+
+  constructor (pattern: string, index: number, message: string) {
+    super(message)
+    this.pattern = pattern
+    this.index = index
+  }
+}
+
+/** A compiled pattern: `test` answers whether it matches anywhere in a string, as `RegExp(source, 'u').test` does. */
+export interface LinearPattern {
+  readonly source: string
+  readonly flags: 'u'
+  /** Instructions of the automaton, at most MAX_STATES. */
+  readonly states: number
+  /** Work done by the last `test`: at most 4 × (states + 1) × (length + 1). */
+  readonly steps: number
+  test (text: string): boolean
+  /** `/source/u`: Ajv keys its cache of compiled patterns by this string. */
+  toString (): string
+}
+
+// Instructions. A consuming instruction reads one code point; the others move without reading.
+const CHAR = 0 // a: the code point
+const SET = 1 // a: index of the class
+const SPLIT = 2 // continue at a and at b
+const JMP = 3 // continue at a
+const ASSERT = 4 // a: START, END, WORD or NOT_WORD; continue at pc + 1 if it holds
+const MATCH = 5
+
+const START = 0
+const END = 1
+const WORD = 2
+const NOT_WORD = 3
+
+/** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
+export function compilePattern (source: string): LinearPattern {
+  let code: Code
+  try {
+    const ast = parse(source)
+    refuseNonRegular(source, ast)
+    agreeWithNode(source)
+    code = new Builder(source).build(ast)
+  } catch (error) {
+    // the parser, the checks and the builder each descend once per nested group
+    if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
+    throw error
+  }
+  return new Program(source, code)
+}
+
+/** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
+export const linearRegExp: RegExpEngine = Object.assign(
+  (source: string, flags: string): LinearPattern => {
+    if (flags !== 'u') {
+      throw new PatternError(source, 0, `the flags "${flags}" are not supported: this engine matches with the u flag only (Ajv's unicodeRegExp option)`)
+    }
+    return compilePattern(source)
+  },
+  { code: 'linearRegExp /* fastify-gpt src/pattern.ts */' }
+)
+
+function parse (source: string): AST.Pattern {
+  try {
+    return new RegExpParser({ ecmaVersion: 2025 }).parsePattern(source, 0, source.length, { unicode: true, unicodeSets: false })
+  } catch (error) {
+    if (error instanceof RegExpSyntaxError) {
+      const prefix = `Invalid regular expression: /${source}/u: `
+      const what = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
+      throw new PatternError(source, error.index, `the pattern is not a valid ECMA-262 regular expression with the u flag: ${what} (at offset ${error.index})`)
+    }
+    throw error
+  }
+}
+
+function agreeWithNode (source: string): void {
+  try {
+    // what this Node's RegExp refuses is refused too, so that the form's `regex` format and the
+    // pattern agree (a feature newer than this Node, such as duplicate group names)
+    RegExp(source, 'u')
+  } catch (error) {
+    throw new PatternError(source, 0, `the pattern is not a regular expression this Node.js accepts with the u flag: ${(error as Error).message}`)
+  }
+}
+
+/** Throws on the first construct that needs more than a finite automaton. */
+function refuseNonRegular (source: string, pattern: AST.Pattern): void {
+  const refuse = (node: AST.Node, what: string, why: string): never => {
+    const raw = node.raw.length > 40 ? `${node.raw.slice(0, 37)}...` : node.raw
+    throw new PatternError(source, node.start, `${what} "${raw}" at offset ${node.start} ${why}`)
+  }
+  const walk = (node: AST.Node): void => {
+    switch (node.type) {
+      case 'Backreference':
+        return refuse(node, 'the backreference', 'cannot be matched in linear time: it must repeat the text a group matched. ' +
+          "Repeat the group's pattern instead if the text need not be identical")
+      case 'Assertion':
+        if (node.kind === 'lookahead' || node.kind === 'lookbehind') {
+          const keyword = node.negate ? '"not": { "pattern": ... }' : '"allOf": [{ "pattern": ... }]'
+          return refuse(node, `the ${node.negate ? 'negative ' : ''}${node.kind}`, 'cannot be matched in linear time. ' +
+            `Write the condition as its own pattern in the form, e.g. ${keyword}`)
+        }
+        return
+      case 'Group':
+        if (node.modifiers !== null) {
+          refuse(node, 'the modifier group', 'is not supported: write the cases out, e.g. [aA] for (?i:a)')
+        }
+        return node.alternatives.forEach(walk)
+      case 'Pattern':
+      case 'CapturingGroup':
+        return node.alternatives.forEach(walk)
+      case 'Alternative':
+        return node.elements.forEach(walk)
+      case 'Quantifier':
+        return walk(node.element)
+    }
+  }
+  walk(pattern)
+}
+
+interface Code {
+  op: number[]
+  a: number[]
+  b: number[]
+  classes: string[]
+}
+
+/** Thompson's construction, one instruction at a time, refusing past MAX_STATES. */
+class Builder implements Code {
+  op: number[] = []
+  a: number[] = []
+  b: number[] = []
+  classes: string[] = []
+  private readonly classIndex = new Map<string, number>()
+  // the quantifiers being expanded: the outermost counted one is what made the automaton large
+  private readonly open: AST.Quantifier[] = []
+
+  constructor (private readonly source: string) {}
+
+  build (pattern: AST.Pattern): Code {
+    this.alternatives(pattern.alternatives)
+    this.emit(MATCH)
+    return this
+  }
+
+  private get pc (): number {
+    return this.op.length
+  }
+
+  private emit (op: number, a = 0, b = 0): number {
+    if (this.op.length === MAX_STATES) this.tooLarge()
+    this.op.push(op)
+    this.a.push(a)
+    this.b.push(b)
+    return this.op.length - 1
+  }
+
+  private tooLarge (): never {
+    const counted = this.open.find(q => q.min > 1 || (q.max > 1 && q.max !== Infinity))
+    if (counted === undefined) {
+      throw new PatternError(this.source, 0, `the pattern is too long: it compiles to more than ${MAX_STATES} states`)
+    }
+    const raw = counted.raw.length > 40 ? `...${counted.raw.slice(-37)}` : counted.raw
+    throw new PatternError(this.source, counted.start, `the pattern compiles to more than ${MAX_STATES} states: the repetition "${raw}" ` +
+      `at offset ${counted.start} copies what it repeats once per count. Use smaller counts, or * or + where any number will do`)
+  }
+
+  private alternatives (alternatives: AST.Alternative[]): void {
+    const exits: number[] = []
+    alternatives.forEach((alternative, i) => {
+      const last = i === alternatives.length - 1
+      const split = last ? -1 : this.emit(SPLIT, this.pc + 1)
+      for (const element of alternative.elements) this.element(element)
+      if (!last) {
+        exits.push(this.emit(JMP))
+        this.b[split] = this.pc
+      }
+    })
+    for (const exit of exits) this.a[exit] = this.pc
+  }
+
+  private element (node: AST.Element): void {
+    switch (node.type) {
+      case 'Character':
+        this.emit(CHAR, node.value)
+        return
+      case 'CharacterClass':
+      case 'CharacterSet':
+        this.emit(SET, this.classOf(node.raw))
+        return
+      case 'Group':
+      case 'CapturingGroup':
+        this.alternatives(node.alternatives)
+        return
+      case 'Quantifier':
+        this.open.push(node)
+        this.quantifier(node)
+        this.open.pop()
+        return
+      case 'Assertion':
+        if (node.kind === 'start' || node.kind === 'end') this.emit(ASSERT, node.kind === 'start' ? START : END)
+        else if (node.kind === 'word') this.emit(ASSERT, node.negate ? NOT_WORD : WORD)
+        return
+    }
+    /* c8 ignore next */
+    throw new Error(`unreachable: ${node.type} passed refuseNonRegular`)
+  }
+
+  // Greedy and lazy repeat alike: only whether some path matches is asked, not which. ECMA-262
+  // ends a repetition whose iteration matched empty; such a path can skip that iteration, so the
+  // set of matched texts is the same.
+  private quantifier ({ min, max, element }: AST.Quantifier): void {
+    if (max === Infinity) {
+      if (min === 0) {
+        const loop = this.emit(SPLIT, this.pc + 1)
+        this.element(element)
+        this.emit(JMP, loop)
+        this.b[loop] = this.pc
+        return
+      }
+      for (let i = 1; i < min; i++) this.element(element)
+      const body = this.pc
+      this.element(element)
+      this.emit(SPLIT, body, this.pc + 1)
+      return
+    }
+    for (let i = 0; i < min; i++) this.element(element)
+    const skips: number[] = []
+    for (let i = min; i < max; i++) {
+      skips.push(this.emit(SPLIT, this.pc + 1))
+      this.element(element)
+    }
+    for (const skip of skips) this.b[skip] = this.pc
+  }
+
+  private classOf (raw: string): number {
+    let index = this.classIndex.get(raw)
+    if (index === undefined) {
+      index = this.classes.length
+      this.classes.push(raw)
+      this.classIndex.set(raw, index)
+    }
+    return index
+  }
+}
+
+const isWordUnit = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f
+
+/**
+ * The automaton and the simulation of all its paths at once (a Pike VM without captures). Each
+ * instruction enters the set of live states at most once per position of the text: hence the bound.
+ */
+class Program implements LinearPattern {
+  readonly flags = 'u'
+  readonly states: number
+  steps = 0
+  private readonly op: Uint8Array
+  private readonly a: Int32Array
+  private readonly b: Int32Array
+  // every path to a consuming instruction or MATCH passes `^`: nothing can start after offset 0
+  private readonly anchored: boolean
+  // class membership as V8 decides it: a table for ASCII, a sticky RegExp at the offset otherwise
+  private readonly ascii: Uint8Array
+  private readonly sticky: RegExp[]
+  private readonly seenAt: Float64Array
+  private readonly seen: Uint8Array
+  private tick = 0
+  // scratch for one test: two sparse sets of states and the stack of the closure
+  private readonly dense: [Int32Array, Int32Array]
+  private readonly sparse: [Int32Array, Int32Array]
+  private readonly stack: Int32Array
+
+  constructor (readonly source: string, code: Code) {
+    const n = code.op.length
+    this.states = n
+    this.op = Uint8Array.from(code.op)
+    this.a = Int32Array.from(code.a)
+    this.b = Int32Array.from(code.b)
+    this.sticky = code.classes.map(raw => new RegExp(raw, 'uy'))
+    this.ascii = new Uint8Array(code.classes.length * 128)
+    this.sticky.forEach((re, id) => {
+      for (let c = 0; c < 128; c++) {
+        re.lastIndex = 0
+        this.ascii[id * 128 + c] = re.test(String.fromCharCode(c)) ? 1 : 0
+      }
+    })
+    this.seenAt = new Float64Array(code.classes.length).fill(-1)
+    this.seen = new Uint8Array(code.classes.length)
+    this.dense = [new Int32Array(n), new Int32Array(n)]
+    this.sparse = [new Int32Array(n), new Int32Array(n)]
+    this.stack = new Int32Array(2 * n + 1)
+    this.anchored = this.startsAnchored()
+  }
+
+  toString (): string {
+    return `/${this.source}/u`
+  }
+
+  test (text: string): boolean {
+    const { op, a } = this
+    const length = text.length
+    let [now, next] = this.dense
+    let [nowIndex, nextIndex] = this.sparse
+    let size = 0
+    let steps = 0
+    this.steps = 0
+    let at = 0
+    for (;;) {
+      if (at === 0 || !this.anchored) {
+        size = this.close(now, nowIndex, size, 0, at, text)
+        if (size < 0) return this.done(steps, true)
+      }
+      if (at >= length || (size === 0 && this.anchored)) return this.done(steps, false)
+      let c = text.charCodeAt(at)
+      let width = 1
+      if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
+        const low = text.charCodeAt(at + 1)
+        if (low >= 0xdc00 && low <= 0xdfff) {
+          c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
+          width = 2
+        }
+      }
+      this.tick++
+      let nextSize = 0
+      for (let k = 0; k < size; k++) {
+        const pc = now[k] as number
+        const o = op[pc]
+        if (o === CHAR) {
+          steps++
+          if (a[pc] !== c) continue
+        } else if (o === SET) {
+          steps++
+          if (!this.member(a[pc] as number, c, text, at)) continue
+        } else {
+          continue
+        }
+        nextSize = this.close(next, nextIndex, nextSize, pc + 1, at + width, text)
+        if (nextSize < 0) return this.done(steps, true)
+      }
+      const dense = now
+      now = next
+      next = dense
+      const sparse = nowIndex
+      nowIndex = nextIndex
+      nextIndex = sparse
+      size = nextSize
+      at += width
+    }
+  }
+
+  private done (steps: number, matched: boolean): boolean {
+    this.steps += steps
+    return matched
+  }
+
+  /** Adds to the set the states reachable from `start` at offset `at` without reading; -1 on MATCH. */
+  private close (dense: Int32Array, sparse: Int32Array, size: number, start: number, at: number, text: string): number {
+    const { op, a, b, stack } = this
+    let top = 0
+    let steps = 0
+    stack[top++] = start
+    while (top > 0) {
+      const pc = stack[--top] as number
+      steps++
+      const k = sparse[pc] as number
+      if (k < size && dense[k] === pc) continue
+      sparse[pc] = size
+      dense[size++] = pc
+      switch (op[pc]) {
+        case JMP:
+          stack[top++] = a[pc] as number
+          break
+        case SPLIT:
+          stack[top++] = b[pc] as number
+          stack[top++] = a[pc] as number
+          break
+        case ASSERT:
+          if (holds(a[pc] as number, text, at)) stack[top++] = pc + 1
+          break
+        case MATCH:
+          this.steps += steps
+          return -1
+      }
+    }
+    this.steps += steps
+    return size
+  }
+
+  private member (id: number, c: number, text: string, at: number): boolean {
+    if (c < 128) return this.ascii[id * 128 + c] === 1
+    if (this.seenAt[id] !== this.tick) {
+      const re = this.sticky[id] as RegExp
+      re.lastIndex = at
+      this.seen[id] = re.test(text) ? 1 : 0
+      this.seenAt[id] = this.tick
+    }
+    return this.seen[id] === 1
+  }
+
+  private startsAnchored (): boolean {
+    const seen = new Uint8Array(this.states)
+    const todo = [0]
+    while (todo.length > 0) {
+      const pc = todo.pop() as number
+      if (seen[pc] === 1) continue
+      seen[pc] = 1
+      const o = this.op[pc]
+      if (o === JMP) todo.push(this.a[pc] as number)
+      else if (o === SPLIT) todo.push(this.a[pc] as number, this.b[pc] as number)
+      else if (o === ASSERT) {
+        if (this.a[pc] !== START) todo.push(pc + 1)
+      } else return false
+    }
+    return true
+  }
+}
+
+function holds (kind: number, text: string, at: number): boolean {
+  if (kind === START) return at === 0
+  if (kind === END) return at === text.length
+  // ECMA-262 IsWordChar: with u and without i, \w is [A-Za-z0-9_], so code units suffice
+  const before = at > 0 && isWordUnit(text.charCodeAt(at - 1))
+  const after = at < text.length && isWordUnit(text.charCodeAt(at))
+  return (before !== after) === (kind === WORD)
+}
