@@ -21,9 +21,10 @@ export function duplicated (value: unknown, spelling: Spelling, nested: boolean)
     if (Array.isArray(node)) return `[${node.map((item) => write(item, depth + 1)).join(',')}]`
     if (node === null || typeof node !== 'object') return JSON.stringify(node)
     const entries = Object.entries(node)
+    const here = !done && entries.length > 0 && (!nested || depth > 0)
+    if (here) done = true
     const members = entries.map(([key, member]) => `${JSON.stringify(key)}:${write(member, depth + 1)}`)
-    if (!done && entries.length > 0 && (!nested || depth > 0)) {
-      done = true
+    if (here) {
       const [key, member] = entries[0] as [string, unknown]
       members.unshift(`${spelling === 'same' ? JSON.stringify(key) : escapeFirst(key)}:${JSON.stringify(member)}`)
     }
