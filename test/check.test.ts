@@ -58,6 +58,44 @@ describe('addresses that keep the draft pass every check', () => {
     assert.equal(outcome(report, '5.2-duplicate-nested'), 'pass')
   })
 
+  it('a form using much of 2020-12: references, unions, recursion, formats, numbers', async (t) => {
+    const form = {
+      $defs: {
+        leaf: { $anchor: 'leaf', type: 'string', pattern: '^[a-z]*$', maxLength: 6 },
+        node: { anyOf: [{ $ref: '#leaf' }, { type: 'object', properties: { kids: { type: 'array', items: { $ref: '#/$defs/node' }, maxItems: 2 } }, required: ['kids'], additionalProperties: false }] }
+      },
+      type: 'object',
+      properties: {
+        when: { type: 'string', format: 'date-time' },
+        id: { type: 'string', format: 'uuid' },
+        ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+        step: { type: 'integer', multipleOf: 5, minimum: 10 },
+        flag: { type: 'boolean' },
+        nothing: { type: 'null' },
+        kind: { const: 'note' },
+        pair: { type: 'array', prefixItems: [{ type: 'integer' }, { type: 'string' }], minItems: 2, maxItems: 2 },
+        tags: { type: 'array', items: { enum: ['a', 'b', 'c'] }, uniqueItems: true, minItems: 1 },
+        extra: { type: 'object', minProperties: 1, maxProperties: 2, additionalProperties: { type: 'integer' } },
+        tree: { $ref: '#/$defs/node' },
+        both: { allOf: [{ type: 'string' }, { minLength: 2 }] },
+        free: true,
+        either: { type: ['string', 'integer'], not: { const: 0 } }
+      },
+      required: ['when', 'id', 'ratio', 'step', 'kind', 'pair', 'tags', 'extra', 'tree', 'both'],
+      additionalProperties: false
+    }
+    const app = Fastify()
+    t.after(() => app.close())
+    await app.register(gpt, { form, act: () => ({ ok: true }), rateLimit: false })
+    const report = await checkAddress(app, { acts: 8, seed: 7 })
+    assert.deepEqual(failed(report), [])
+    for (const keyword of ['pattern', 'format', 'exclusiveMinimum', 'multipleOf', 'const', 'uniqueItems', 'minProperties', 'maxProperties', 'minItems']) {
+      assert.equal(outcome(report, `5.2-form-${keyword}`), 'pass', keyword)
+    }
+    assert.equal(outcome(report, '5.2-form-not'), 'skip')
+    assert.equal(outcome(report, '5.2-admitted'), 'pass')
+  })
+
   it('any small form: fastify-gpt (Ajv) and the checker (an independent validator) never disagree', async () => {
     const text = fc.record({ type: fc.constant('string'), minLength: fc.integer({ min: 0, max: 3 }), maxLength: fc.integer({ min: 3, max: 8 }) })
     const integer = fc.record({ type: fc.constant('integer'), minimum: fc.integer({ min: -5, max: 0 }), maximum: fc.integer({ min: 0, max: 5 }) })

@@ -180,6 +180,8 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
     const required = Array.isArray(schema['required']) ? schema['required'].filter((n): n is string => typeof n === 'string') : []
     const names = new Set(required)
     for (const name of Object.keys(properties)) if (!small && rng() < 0.5) names.add(name)
+    // members beyond the named ones, where minProperties asks for more
+    for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 64; i++) names.add(`m${i}`)
     const out: Record<string, unknown> = {}
     for (const name of names) {
       const member = properties[name] ?? (isObject(schema['additionalProperties']) ? schema['additionalProperties'] : true)

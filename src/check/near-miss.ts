@@ -48,10 +48,18 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
       : []
     case 'minItems': return Array.isArray(current) && current.length > 0 ? [current.slice(0, -1), []] : []
     case 'uniqueItems': return Array.isArray(current) && current.length > 0 ? [[...current, current[0]]] : []
-    case 'maxProperties': return isObject(current) ? [{ ...current, 'fastify-gpt-check': null }] : []
+    case 'maxProperties': return isObject(current) && typeof bound === 'number' ? [widened(current, bound + 1)] : []
     case 'minProperties': return isObject(current) ? [Object.fromEntries(Object.entries(current).slice(0, -1))] : []
     default: return []
   }
+}
+
+/** `object` with members added, copies of its last value, up to `size` members. */
+function widened (object: Record<string, unknown>, size: number): Record<string, unknown> {
+  const out = { ...object }
+  const last = Object.values(object).at(-1) ?? null
+  for (let i = 0; Object.keys(out).length < size; i++) if (!Object.hasOwn(out, `m${i}`)) out[`m${i}`] = last
+  return out
 }
 
 /** Changes that remove or add a member rather than replace a value. */

@@ -27,11 +27,6 @@ export class Results {
 // Fields that may differ between two identical answers: when, and how the connection goes on.
 const UNCOMPARED = new Set(['date', 'connection', 'keep-alive'])
 
-/** Whether two answers are the same bytes: status, every header but Date and connection handling, body. */
-export function same (a: Response, b: Response): boolean {
-  return difference(a, b) === undefined
-}
-
 /** What differs between two answers, in a phrase, or undefined when nothing does. */
 export function difference (a: Response, b: Response): string | undefined {
   if (a.status !== b.status) return `status ${a.status} and ${b.status}`
