@@ -54,7 +54,7 @@ export async function checkAct (client: Client, results: Results, form: object |
     results.skip(id, absent)
   }
 
-  await optional('5.2-trailing', (value) => `${JSON.stringify(value)} x`, '')
+  await optional('5.2-trailing', (value) => `${JSON.stringify(value)} x`, noValue)
   await optional('5.2-duplicate', (value) => duplicated(value, 'same', false), 'no value that s admits has a member')
   await optional('5.2-duplicate-nested', (value) => duplicated(value, 'same', true), 'no value that s admits has an object with a member below the top')
   await optional('5.2-duplicate-escaped', (value) => duplicated(value, 'escaped', false), 'no value that s admits has a member')

@@ -14,7 +14,7 @@ const SILENT = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor', '$comment
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
-/** Every constraining keyword of `form`, in the order first met. */
+/** Every constraining keyword of `form`, each once. */
 export function constraints (form: object): string[] {
   const found = new Set<string>()
   const stack: unknown[] = [form]
