@@ -10,6 +10,7 @@ const run = promisify(execFile)
 // names are held in variables so that type-checking sees src/ alone, not a second copy in dist/.
 const main = 'fastify-gpt'
 const parser = 'fastify-gpt/parse'
+const testing = 'fastify-gpt/testing'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -23,6 +24,14 @@ describe('the published package', () => {
     const { parse } = await import(parser)
     assert.deepEqual(parse(Buffer.from('{"a":[1]}')), { a: [1] })
     assert.throws(() => parse(Buffer.from('{"a":1,"a":2}')))
+  })
+
+  it('exports the checker as fastify-gpt/testing, and the command as a bin', async () => {
+    const module = await import(testing)
+    for (const name of ['checkAddress', 'check', 'formatReport', 'httpSender', 'injectSender']) assert.equal(typeof module[name], 'function', name)
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> }
+    assert.deepEqual(manifest.bin, { 'fastify-gpt': './bin/fastify-gpt.js' })
+    assert.match(readFileSync(new URL('../bin/fastify-gpt.js', import.meta.url), 'utf8'), /^#!\/usr\/bin\/env node\n/)
   })
 
   it('runs on the host\'s Fastify: a peer dependency that nothing installed with it brings again', () => {

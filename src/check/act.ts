@@ -1,0 +1,233 @@
+import type { Answer, Client } from './client.ts'
+import { bytes, duplicated, invalidUtf8, padded } from './bytes.ts'
+import { formCheck } from './catalogue.ts'
+import { generate, random, type Generated } from './generate.ts'
+import { judge, type Verdict } from './judge.ts'
+import { KEYWORDS, nearMisses, type NearMiss } from './near-miss.ts'
+import { acted, difference, type Results } from './results.ts'
+import { constraints } from './vocabulary.ts'
+import type { Request, Response } from './types.ts'
+
+// draft §5 and §6: the act. Without acts, only bodies that a conformant address must refuse are
+// sent; each is built around a value s admits, so that an address acting on one has shown a fault.
+
+export interface ActOptions {
+  readonly acts: number
+  readonly bodySize: number
+  readonly seed: number
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' }
+// draft Appendix A posts with `curl -d@-`: application/x-www-form-urlencoded.
+const CONTENT_TYPES: readonly Readonly<Record<string, string>>[] =
+  [JSON_TYPE, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'text/plain' }, {}]
+const BASES = 3
+const PER_KEYWORD = 2
+const TRIES = 40
+
+const post = (body: Uint8Array, headers: Readonly<Record<string, string>> = JSON_TYPE, chunked = false): Request =>
+  ({ method: 'POST', headers, body, ...(chunked ? { chunked } : {}) })
+
+/** The checks of §5 and §6, given s (undefined when the arrival had none). */
+export async function checkAct (client: Client, results: Results, form: object | undefined, options: ActOptions): Promise<void> {
+  const refusals: Answer[] = [] // answers to bodies that must be refused, sent as application/json
+  const refuse = async (id: string, requests: readonly Request[]): Promise<void> => {
+    const answers: Answer[] = []
+    for (const request of requests) answers.push(await client.exchange(request))
+    for (const answer of answers) if (answer.response !== undefined && answer.request.headers === JSON_TYPE) refusals.push(answer)
+    conclude(results, id, answers)
+  }
+
+  await refuse('5.2-empty', [post(new Uint8Array(0))])
+  const byContentType = await contentTypes(client, refusals)
+
+  const admits = form === undefined ? undefined : judge(form)
+  const values = admits === undefined ? [] : admitted(form as object, admits, Math.max(BASES, options.acts), options.seed)
+  const base = values[0]
+  const noValue = admits === undefined ? 'there is no valid s' : 'no value that s admits could be generated'
+  const optional = async (id: string, build: (value: unknown) => Uint8Array | string | undefined, absent: string): Promise<void> => {
+    if (base === undefined) return results.skip(id, noValue)
+    for (const { value } of values) {
+      const body = build(value)
+      if (body !== undefined) return refuse(id, [post(typeof body === 'string' ? bytes(body) : body)])
+    }
+    results.skip(id, absent)
+  }
+
+  await optional('5.2-trailing', (value) => `${JSON.stringify(value)} x`, noValue)
+  await optional('5.2-duplicate', (value) => duplicated(value, 'same', false), 'no value that s admits has a member')
+  await optional('5.2-duplicate-nested', (value) => duplicated(value, 'same', true), 'no value that s admits has an object with a member below the top')
+  await optional('5.2-duplicate-escaped', (value) => duplicated(value, 'escaped', false), 'no value that s admits has a member')
+  await optional('5.2-utf8', (value) => invalidUtf8(value, admits as (v: unknown) => Verdict), 'no value that s admits has a string that may hold U+FFFD')
+  if (base === undefined) {
+    results.skip('5.2-size-declared', noValue)
+    results.skip('5.2-size-chunked', noValue)
+  } else {
+    const large = padded(base.value, options.bodySize)
+    await refuse('5.2-size-declared', [post(large)])
+    await refuse('5.2-size-chunked', [post(large, JSON_TYPE, true)])
+  }
+
+  if (form !== undefined && admits !== undefined) await keywords(form, values, admits, options.acts, refuse, results)
+  const withActs = await acts(client, results, values, options.acts)
+  const finding = byContentType ?? withActs
+  if (finding === undefined) results.pass('5.1-content-type')
+  else if ('held' in finding) results.skip('5.1-content-type', finding.held)
+  else results.fail('5.1-content-type', finding.fault, finding.answers)
+  uniform(results, refusals)
+}
+
+/** Distinct values s admits, the least first, as the judge decides. */
+function admitted (form: object, admits: (value: unknown) => Verdict, wanted: number, seed: number): Generated[] {
+  const rng = random(seed)
+  const found = new Map<string, Generated>()
+  for (let i = 0; i < wanted * TRIES && found.size < wanted; i++) {
+    const generated = generate(form as Record<string, unknown>, rng, i === 0)
+    if (generated === undefined || !admits(generated.value).valid) continue
+    const text = JSON.stringify(generated.value)
+    if (!found.has(text)) found.set(text, generated)
+  }
+  return [...found.values()]
+}
+
+/** A must-refuse check from its answers: an act fails it; only missing answers leave it open. */
+function conclude (results: Results, id: string, answers: readonly Answer[]): void {
+  const taken = answers.filter((a) => a.response !== undefined && acted(a.response))
+  if (taken.length > 0) {
+    return results.fail(id, `acted on a body it must refuse: answered ${taken.map((a) => a.response?.status).join(', ')}`, taken)
+  }
+  const held = answers.find((a) => a.lost === 'budget' || a.lost === 'rate-limit')
+  if (held !== undefined) return results.skip(id, held.unanswered as string)
+  results.pass(id)
+}
+
+/** What a check found before it can be concluded: a fault with its evidence, or why it could not tell. */
+type Finding = { readonly fault: string, readonly answers: readonly Answer[] } | { readonly held: string } | undefined
+
+/** draft §5.1, without acts: a body that is refused is refused alike under every Content-Type. */
+async function contentTypes (client: Client, refusals: Answer[]): Promise<Finding> {
+  const answers: Answer[] = []
+  for (const headers of CONTENT_TYPES) answers.push(await client.exchange(post(bytes('{'), headers)))
+  const [json, ...others] = answers as [Answer, ...Answer[]]
+  if (json.response !== undefined) refusals.push(json)
+  const held = answers.find((a) => a.response === undefined)
+  if (held !== undefined) return { held: held.unanswered as string }
+  for (const other of others) {
+    const differs = difference(json.response as Response, other.response as Response)
+    if (differs !== undefined) return { fault: `an unparsable body is answered otherwise under another Content-Type (${differs})`, answers: [json, other] }
+  }
+  return undefined
+}
+
+/** draft §5.2 (3): near-misses of admitted values, one check per keyword of s. */
+async function keywords (
+  form: object,
+  values: readonly Generated[],
+  admits: (value: unknown) => Verdict,
+  acts: number,
+  refuse: (id: string, requests: readonly Request[]) => Promise<void>,
+  results: Results
+): Promise<void> {
+  const cap = Math.max(PER_KEYWORD, Math.min(acts, 5))
+  const byKeyword = new Map<string, NearMiss[]>()
+  const sent = new Set<string>()
+  for (const generated of values) {
+    for (const miss of nearMisses(generated, admits)) {
+      const text = JSON.stringify(miss.value)
+      const list = byKeyword.get(miss.keyword) ?? []
+      if (sent.has(text) || list.length >= cap) continue
+      sent.add(text)
+      list.push(miss)
+      byKeyword.set(miss.keyword, list)
+    }
+  }
+  for (const keyword of constraints(form)) {
+    const id = formCheck(keyword)
+    const misses = byKeyword.get(keyword)
+    if (misses !== undefined) await refuse(id, misses.map((miss) => post(bytes(JSON.stringify(miss.value)))))
+    else if ((KEYWORDS as readonly string[]).includes(keyword)) results.skip(id, `no near-miss that only "${keyword}" refuses could be built`)
+    else results.skip(id, `the checker builds no near-miss for "${keyword}"`)
+  }
+}
+
+// The acts sent, in turn: each Content-Type and GPT-Actor varied alone against a plain JSON act.
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' }
+const PLAN: readonly Readonly<Record<string, string>>[] = [JSON_TYPE, { ...JSON_TYPE, 'gpt-actor': 'fastify-gpt-check' }, FORM,
+  { 'content-type': 'text/plain' }, {}, { ...JSON_TYPE, 'gpt-actor': 'someone-else/1.0' }]
+
+/**
+ * With acts: values s admits, each an act. A plain JSON act refused is a disagreement with the
+ * independent validator (§5.2 (3)); one refused only with another Content-Type is §5.1's; only
+ * with a GPT-Actor, §6's. Returns the §5.1 finding.
+ */
+async function acts (client: Client, results: Results, values: readonly Generated[], wanted: number): Promise<Finding> {
+  const ids = ['5.2-admitted', '5.3-success', '6-actor'] as const
+  if (wanted === 0 || values.length === 0) {
+    const why = wanted === 0 ? 'sends acts: run with acts (--acts N)' : 'no value that s admits could be generated'
+    for (const id of ids) results.skip(id, why)
+    return undefined
+  }
+  const answers: Answer[] = []
+  for (let i = 0; i < wanted; i++) {
+    // a form may admit fewer values than acts asked for: they are sent again
+    const { value } = values[i % values.length] as Generated
+    answers.push(await client.exchange(post(bytes(JSON.stringify(value)), PLAN[i % PLAN.length])))
+  }
+  const refused = (a: Answer): boolean => a.response !== undefined && !acted(a.response)
+  const plain = answers.filter((a) => a.request.headers === JSON_TYPE)
+  const labelled = answers.filter((a) => a.request.headers['gpt-actor'] === undefined && a.request.headers !== JSON_TYPE)
+  const actors = answers.filter((a) => a.request.headers['gpt-actor'] !== undefined)
+
+  const disagreed = plain.filter(refused)
+  if (plain.every((a) => a.response === undefined)) results.skip('5.2-admitted', (plain[0] as Answer).unanswered as string)
+  else if (disagreed.length === 0) results.pass('5.2-admitted')
+  else {
+    const first = disagreed[0] as Answer
+    results.fail('5.2-admitted', `s admits ${new TextDecoder().decode(first.request.body)} (the independent validator: valid), ` +
+      `yet the address answered ${first.response?.status ?? ''}${disagreed.length > 1 ? ` (${disagreed.length} such values)` : ''}`, disagreed)
+  }
+  const taken = answers.filter((a) => a.response !== undefined && acted(a.response))
+  const malformed = taken.filter(({ response }) => response?.status !== 200 || !isJsonResponse(response))
+  if (taken.length === 0) results.skip('5.3-success', 'no act was taken')
+  else if (malformed.length === 0) results.pass('5.3-success')
+  else results.fail('5.3-success', 'an act was not answered 200 with a JSON body and Content-Type application/json', malformed)
+
+  const taking = plain.some((a) => a.response !== undefined && acted(a.response))
+  if (actors.length === 0 || !taking) results.skip('6-actor', 'needs a plain JSON act taken and one with GPT-Actor: --acts 2 or more')
+  else if (actors.some(refused)) results.fail('6-actor', 'an act with GPT-Actor was refused where a plain one was taken', actors.filter(refused))
+  else results.pass('6-actor')
+
+  const otherwise = labelled.filter(refused)
+  return taking && otherwise.length > 0
+    ? { fault: 'a value s admits was refused under another Content-Type', answers: otherwise }
+    : undefined
+}
+
+function isJsonResponse (response: Response): boolean {
+  if (!/^application\/json\s*(;|$)/i.test(response.headers['content-type'] ?? '')) return false
+  try {
+    JSON.parse(new TextDecoder().decode(response.body))
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** draft §5.3: every refusal is a bare 204, and all are alike. */
+function uniform (results: Results, refusals: readonly Answer[]): void {
+  const answered = refusals.filter((a) => a.response !== undefined && !acted(a.response))
+  const [first] = answered
+  if (first === undefined) {
+    results.skip('5.3-bare-204', 'no body was refused')
+    results.skip('5.3-uniform', 'no body was refused')
+    return
+  }
+  const notBare = answered.filter(({ response }) => response?.status !== 204 || response.body.length > 0)
+  if (notBare.length === 0) results.pass('5.3-bare-204')
+  else results.fail('5.3-bare-204', `a refusal was answered ${notBare[0]?.response?.status ?? ''} ${notBare[0]?.response?.body.length ?? 0} bytes`, notBare)
+  const other = answered.find((a) => difference(first.response as Response, a.response as Response) !== undefined)
+  if (other === undefined) results.pass('5.3-uniform')
+  else {
+    results.fail('5.3-uniform', `two refusals differ in ${difference(first.response as Response, other.response as Response) ?? ''}`, [first, other])
+  }
+}

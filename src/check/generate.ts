@@ -1,0 +1,236 @@
+// Values that a form admits, proposed from the form's own keywords; the judge (judge.ts) decides
+// each one. A generator of our own rather than json-schema-faker: its proposals are small and
+// near the form's bounds, and it records which subschema produced each location, which is what
+// near-misses (near-miss.ts) are built from.
+
+export type Schema = Readonly<Record<string, unknown>>
+export type Path = readonly (string | number)[]
+
+/** A location of a generated value and the (merged) subschema it was generated from. */
+export interface Site {
+  readonly path: Path
+  readonly schema: Schema
+}
+
+export interface Generated {
+  readonly value: unknown
+  readonly sites: readonly Site[]
+}
+
+/** A small deterministic generator of numbers in [0, 1) (mulberry32), so that runs repeat. */
+export function random (seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const MAX_DEPTH = 16
+const FORMATS: Readonly<Record<string, string>> = {
+  'date-time': '2024-01-02T03:04:05Z',
+  date: '2024-01-02',
+  time: '03:04:05Z',
+  duration: 'P1D',
+  email: 'someone@example.com',
+  'idn-email': 'someone@example.com',
+  hostname: 'example.com',
+  'idn-hostname': 'example.com',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  uri: 'https://example.com/a',
+  'uri-reference': '/a',
+  iri: 'https://example.com/a',
+  'iri-reference': '/a',
+  'uri-template': '/a/{b}',
+  uuid: '123e4567-e89b-12d3-a456-426614174000',
+  'json-pointer': '/a',
+  'relative-json-pointer': '0',
+  regex: '^a$'
+}
+const TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null']
+
+class Fail extends Error {}
+
+const isObject = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** The subschema a local `$ref` names (`#`, `#/json/pointer`, or a `$anchor`), if any. */
+export function resolve (root: Schema, ref: string): Schema | undefined {
+  if (!ref.startsWith('#')) return undefined
+  if (ref === '#') return root
+  if (!ref.startsWith('#/')) return findAnchor(root, ref.slice(1))
+  let node: unknown = root
+  for (const raw of ref.slice(2).split('/')) {
+    const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[token] : undefined
+  }
+  return isObject(node) ? node : undefined
+}
+
+function findAnchor (node: unknown, anchor: string): Schema | undefined {
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      const found = findAnchor(item, anchor)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (!isObject(node)) return undefined
+  if (node['$anchor'] === anchor) return node
+  for (const member of Object.values(node)) {
+    const found = findAnchor(member, anchor)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * One schema from a $ref's target, allOf's members and the schema's own keywords: properties and
+ * required are united, other keywords taken from the last that names them. A proposal only: the
+ * judge has the last word.
+ */
+function flatten (root: Schema, schema: Schema, seen = 0): Schema {
+  if (seen > MAX_DEPTH) throw new Fail()
+  const { $ref, allOf, ...own } = schema
+  const parts: Schema[] = []
+  if (typeof $ref === 'string') {
+    const target = resolve(root, $ref)
+    if (target === undefined) throw new Fail()
+    parts.push(flatten(root, target, seen + 1))
+  }
+  if (Array.isArray(allOf)) for (const part of allOf) if (isObject(part)) parts.push(flatten(root, part, seen + 1))
+  if (parts.length === 0) return schema
+  parts.push(own)
+  const merged: Record<string, unknown> = {}
+  for (const part of parts) {
+    for (const [key, value] of Object.entries(part)) {
+      if (key === 'properties' && isObject(merged[key]) && isObject(value)) merged[key] = { ...merged[key], ...value }
+      else if (key === 'required' && Array.isArray(merged[key]) && Array.isArray(value)) merged[key] = [...merged[key], ...value]
+      else merged[key] = value
+    }
+  }
+  return merged
+}
+
+function kinds (schema: Schema): string[] {
+  const { type } = schema
+  if (typeof type === 'string') return [type]
+  if (Array.isArray(type)) return type.filter((t): t is string => typeof t === 'string')
+  if ('properties' in schema || 'required' in schema || 'additionalProperties' in schema) return ['object']
+  if ('items' in schema || 'prefixItems' in schema || 'minItems' in schema || 'maxItems' in schema) return ['array']
+  if ('minLength' in schema || 'maxLength' in schema || 'pattern' in schema || 'format' in schema) return ['string']
+  if ('minimum' in schema || 'maximum' in schema || 'multipleOf' in schema ||
+    'exclusiveMinimum' in schema || 'exclusiveMaximum' in schema) return ['number']
+  return TYPES
+}
+
+const count = (value: unknown, fallback: number): number => typeof value === 'number' ? value : fallback
+
+/**
+ * A value for `root`, varied by `rng`: which union branch, which optional members, how long. The
+ * first proposal (`small`) keeps to the least the form asks for. Undefined when nothing came out.
+ */
+export function generate (root: Schema, rng: () => number, small = false): Generated | undefined {
+  const sites: Site[] = []
+  const pick = <T>(items: readonly T[]): T => items[small ? 0 : Math.floor(rng() * items.length)] as T
+
+  function value (raw: unknown, path: Path, depth: number): unknown {
+    if (raw === true) return small ? null : pick([null, 0, 'a', true])
+    if (!isObject(raw) || depth > MAX_DEPTH) throw new Fail()
+    const schema = flatten(root, raw)
+    const union = Array.isArray(schema['anyOf']) ? schema['anyOf'] : Array.isArray(schema['oneOf']) ? schema['oneOf'] : undefined
+    if (union !== undefined && union.length > 0) {
+      const { anyOf, oneOf, ...rest } = schema
+      // Deep down, prefer branches without references, so recursion ends.
+      const order = union.map((_, i) => i).sort((a, b) =>
+        depth > 4 ? refs(union[a]) - refs(union[b]) : small ? 0 : rng() - 0.5)
+      for (const i of order) {
+        const branch = union[i]
+        if (!isObject(branch)) continue
+        try {
+          return value({ ...rest, ...flatten(root, branch) }, path, depth + 1)
+        } catch (error) {
+          if (!(error instanceof Fail)) throw error
+        }
+      }
+      throw new Fail()
+    }
+    sites.push({ path, schema })
+    if ('const' in schema) return schema['const']
+    if (Array.isArray(schema['enum'])) {
+      if (schema['enum'].length === 0) throw new Fail()
+      return pick(schema['enum'])
+    }
+    const kind = pick(kinds(schema))
+    switch (kind) {
+      case 'object': return object(schema, path, depth)
+      case 'array': return array(schema, path, depth)
+      case 'string': return string(schema)
+      case 'integer': case 'number': return number(schema, kind === 'integer')
+      case 'boolean': return small || rng() < 0.5
+      default: return null
+    }
+  }
+
+  function object (schema: Schema, path: Path, depth: number): object {
+    const properties = isObject(schema['properties']) ? schema['properties'] : {}
+    const required = Array.isArray(schema['required']) ? schema['required'].filter((n): n is string => typeof n === 'string') : []
+    const names = new Set(required)
+    for (const name of Object.keys(properties)) if (!small && rng() < 0.5) names.add(name)
+    // members beyond the named ones, where minProperties asks for more
+    for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 64; i++) names.add(`m${i}`)
+    const out: Record<string, unknown> = {}
+    for (const name of names) {
+      const member = properties[name] ?? (isObject(schema['additionalProperties']) ? schema['additionalProperties'] : true)
+      Object.defineProperty(out, name, { value: value(member, [...path, name], depth + 1), enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  }
+
+  function array (schema: Schema, path: Path, depth: number): unknown[] {
+    const prefix = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : []
+    const min = count(schema['minItems'], 0)
+    const max = count(schema['maxItems'], min + 3)
+    const length = Math.max(prefix.length > max ? max : 0, small ? min : min + Math.floor(rng() * (Math.min(max, min + 3) - min + 1)))
+    const items = schema['items'] === undefined ? true : schema['items']
+    const out: unknown[] = []
+    for (let i = 0; i < length; i++) out.push(value(i < prefix.length ? prefix[i] : items, [...path, i], depth + 1))
+    return out
+  }
+
+  function string (schema: Schema): string {
+    if (typeof schema['format'] === 'string' && FORMATS[schema['format']] !== undefined) return FORMATS[schema['format']] as string
+    const min = count(schema['minLength'], 0)
+    const max = count(schema['maxLength'], min + 12)
+    const length = small ? Math.max(min, Math.min(1, max)) : min + Math.floor(rng() * (Math.min(max, min + 12) - min + 1))
+    const letters = 'gptaddressform'
+    let text = ''
+    for (let i = 0; i < length; i++) text += letters[i % letters.length] as string
+    return text
+  }
+
+  function number (schema: Schema, integer: boolean): number {
+    const step = typeof schema['multipleOf'] === 'number' ? schema['multipleOf'] : integer ? 1 : undefined
+    let low = count(schema['minimum'], -Infinity)
+    let high = count(schema['maximum'], Infinity)
+    if (typeof schema['exclusiveMinimum'] === 'number') low = Math.max(low, schema['exclusiveMinimum'] + (step ?? 0.5))
+    if (typeof schema['exclusiveMaximum'] === 'number') high = Math.min(high, schema['exclusiveMaximum'] - (step ?? 0.5))
+    const start = Number.isFinite(low) ? low : Number.isFinite(high) ? Math.min(high, 0) : 0
+    const span = Number.isFinite(high) ? high - start : 10
+    let n = small ? start : start + rng() * Math.min(span, 10)
+    if (step !== undefined) n = Math.ceil(n / step) * step
+    return integer || step !== undefined ? n : Math.round(n * 4) / 4
+  }
+
+  try {
+    return { value: value(root, [], 0), sites }
+  } catch (error) {
+    if (error instanceof Fail) return undefined
+    throw error
+  }
+}
+
+const refs = (schema: unknown): number => JSON.stringify(schema ?? null).split('"$ref"').length - 1

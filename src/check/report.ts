@@ -1,0 +1,59 @@
+import type { CheckResult, Exchange, Level, Report } from './types.ts'
+
+// The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
+// what came back; then every check, by draft section.
+
+const LEVELS: readonly Level[] = ['MUST', 'SHOULD', 'MAY']
+const SECTIONS: Readonly<Record<string, string>> = {
+  3.1: 'Arrival: request',
+  3.2: 'Arrival: response',
+  3.3: 'Arrival: representation for human readers',
+  4: 'The form',
+  5.1: 'Act: request',
+  5.2: 'Act: verification',
+  5.3: 'Act: response',
+  6: 'Actor identity'
+}
+
+const headers = (fields: Readonly<Record<string, string>>): string =>
+  Object.entries(fields).map(([name, value]) => `${name}: ${value}`).join(', ')
+
+function exchange (e: Exchange): string[] {
+  const { request, response } = e
+  const body = request.bytes === 0 ? '(no body)' : `${request.body}${request.chunked ? ' (chunked)' : ''}`
+  const lines = [`        sent: ${request.method} ${headers(request.headers) || '(no header)'}  ${request.method === 'POST' ? body : ''}`.trimEnd()]
+  lines.push(response === undefined
+    ? `        got:  ${e.unanswered ?? ''}`
+    : `        got:  ${response.status} ${headers(response.headers)}  ${response.body}`.trimEnd())
+  return lines
+}
+
+function line (result: CheckResult): string {
+  return `  ${result.outcome.padEnd(4)}  ${result.level.padEnd(6)}  ${result.id}: ${result.title}` +
+    (result.outcome !== 'pass' && result.detail !== undefined ? `\n        ${result.detail}` : '')
+}
+
+export function formatReport (report: Report): string {
+  const out = [`fastify-gpt check ${report.target} (${report.draft})`, '']
+  const failed = report.results.filter((r) => r.outcome === 'fail')
+    .sort((a, b) => LEVELS.indexOf(a.level) - LEVELS.indexOf(b.level))
+  if (failed.length > 0) {
+    out.push('Failed:')
+    for (const result of failed) out.push(line(result), ...(result.exchanges ?? []).flatMap(exchange))
+    out.push('')
+  }
+  const sections = [...new Set(report.results.map((r) => r.section))].sort((a, b) => Number(a) - Number(b))
+  for (const section of sections) {
+    out.push(`§${section} ${SECTIONS[section] ?? ''}`.trimEnd())
+    // failures were shown in full above; a skip says why
+    for (const result of report.results.filter((r) => r.section === section)) {
+      out.push(result.outcome === 'fail' ? line(result).split('\n')[0] as string : line(result))
+    }
+  }
+  const { pass, fail, skip } = report.counts
+  const musts = failed.filter((r) => r.level === 'MUST').length
+  out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${report.requests} requests` +
+    (report.rateLimited > 0 ? `, ${report.rateLimited} rate limited (429, waited out)` : ''))
+  out.push(report.ok ? 'conformant as far as checked' : `not conformant${report.strict ? ' (strict: SHOULD counts)' : ''}`)
+  return out.join('\n') + '\n'
+}

@@ -1,0 +1,89 @@
+// The checker's vocabulary: what a check sends, what comes back and what it concludes. Nothing
+// here knows HTTP or Fastify: a transport is any function from a request to a response.
+
+export interface Request {
+  readonly method: 'GET' | 'POST'
+  /** Lower-case names. Only these are sent (a transport adds what HTTP itself needs, as Host). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body?: Uint8Array
+  /** Sent with Transfer-Encoding: chunked, without Content-Length. */
+  readonly chunked?: boolean
+}
+
+export interface Response {
+  readonly status: number
+  /** Lower-case names; a repeated field is joined with ', '. */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
+
+/** One round trip to the address under test; rejects only when no answer came at all. */
+export type Send = (request: Request) => Promise<Response>
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY'
+
+export type Outcome = 'pass' | 'fail' | 'skip'
+
+/** A request and its answer, as a report shows them: bodies cut short and made printable. */
+export interface Exchange {
+  readonly request: {
+    readonly method: string
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+    readonly bytes: number
+    readonly chunked: boolean
+  }
+  /** Absent when no answer came: `unanswered` says why. */
+  readonly response?: {
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+  }
+  readonly unanswered?: string
+}
+
+export interface CheckResult {
+  /** Stable: `5.2-duplicate`; the draft section comes first. */
+  readonly id: string
+  readonly section: string
+  readonly level: Level
+  readonly title: string
+  readonly outcome: Outcome
+  /** Why it failed or was skipped, in a sentence. */
+  readonly detail?: string
+  /** On failure: what was sent and what came back. */
+  readonly exchanges?: readonly Exchange[]
+}
+
+export interface Report {
+  readonly target: string
+  readonly draft: 'draft-ferguson-gpt-00'
+  /** No MUST failed (with `strict`, no SHOULD either). */
+  readonly ok: boolean
+  readonly strict: boolean
+  readonly counts: { readonly pass: number, readonly fail: number, readonly skip: number }
+  /** Requests sent, retries after a 429 included. */
+  readonly requests: number
+  /** 429 answers met (each waited out, as Retry-After asked, or given up on). */
+  readonly rateLimited: number
+  readonly results: readonly CheckResult[]
+}
+
+export interface CheckOptions {
+  /** Also send this many values that s admits, each an act with its effects. Default 0. */
+  readonly acts?: number
+  /** Most requests to send, retries included. Default 200. */
+  readonly maxRequests?: number
+  /** Milliseconds between two requests. Default 0. */
+  readonly interval?: number
+  /** Longest Retry-After (seconds) worth waiting for; a longer one ends that request. Default 60. */
+  readonly maxWait?: number
+  /** Size in bytes of the bodies the address must refuse for their size alone. Default 10 MiB. */
+  readonly bodySize?: number
+  /** A SHOULD failure also makes the report not ok. */
+  readonly strict?: boolean
+  /** Seed of the value generator, so that a run can be repeated. Default 1. */
+  readonly seed?: number
+  /** How to wait (tests count waits instead of waiting). */
+  readonly sleep?: (ms: number) => Promise<void>
+}

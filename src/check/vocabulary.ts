@@ -1,0 +1,32 @@
+// The keywords a form uses to constrain values, found where 2020-12 puts subschemas (never a
+// property name that happens to read "type").
+
+// Keywords whose value is a subschema, a list of them, or a map of them.
+const ONE = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
+const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+
+// Keywords that say nothing about which values are admitted by themselves: identifiers,
+// annotations (draft §4.3: description carries no weight) and the applicators walked into.
+const SILENT = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor', '$comment', '$vocabulary', '$ref', '$defs', 'definitions',
+  'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly',
+  'contentEncoding', 'contentMediaType', 'contentSchema', 'properties', 'prefixItems', 'items', 'allOf', 'anyOf', 'oneOf'])
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** Every constraining keyword of `form`, each once. */
+export function constraints (form: object): string[] {
+  const found = new Set<string>()
+  const stack: unknown[] = [form]
+  while (stack.length > 0) {
+    const schema = stack.pop()
+    if (!isObject(schema)) continue
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (!SILENT.has(keyword)) found.add(keyword)
+      if (ONE.includes(keyword)) stack.push(value)
+      else if (LIST.includes(keyword) && Array.isArray(value)) stack.push(...value)
+      else if (MAP.includes(keyword) && isObject(value)) stack.push(...Object.values(value))
+    }
+  }
+  return [...found]
+}
