@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// fastify-gpt <command> [...]: each command is a module of dist/cli/ exporting main(argv) → exit status.
+const COMMANDS = {
+  lint: 'lint.js'
+}
+
+const [name, ...argv] = process.argv.slice(2)
+const file = Object.hasOwn(COMMANDS, name ?? '') ? COMMANDS[name] : undefined
+if (file === undefined) {
+  process.stderr.write(`usage: fastify-gpt <${Object.keys(COMMANDS).join(' | ')}> [arguments]\n`)
+  process.exitCode = 2
+} else {
+  const { main } = await import(new URL(`../dist/cli/${file}`, import.meta.url))
+  process.exitCode = await main(argv)
+}
