@@ -40,14 +40,17 @@ export const NUMBER = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaxim
 export const ARRAY = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'unevaluatedItems']
 export const OBJECT = ['properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'minProperties',
   'maxProperties', 'dependentRequired', 'dependentSchemas', 'unevaluatedProperties']
-const CONDITIONAL = ['not', 'if', 'then', 'else']
+// `if` alone admits everything: dropping it (with its then and else) is judged at then and else.
+const CONDITIONAL = ['not', 'then', 'else']
 /** Every keyword that constrains a value. */
 export const ASSERTIONS = new Set(['type', 'enum', 'const', ...STRING, ...NUMBER, ...ARRAY, ...OBJECT, ...CONDITIONAL,
   'allOf', 'anyOf', 'oneOf', '$ref'])
 
-const present = (schema: JsonObject, keys: readonly string[]): string[] => keys.filter((key) => key in schema)
-const each = (keys: readonly string[], verdict: Judgement['verdict'], why: string): Judgement[] => keys.map((keyword) => ({ keyword, verdict, why }))
 const num = (schema: JsonObject, key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
+// `uniqueItems` asks for nothing when false or when at most one item is admitted: dropping it loosens nothing.
+const present = (schema: JsonObject, keys: readonly string[]): string[] => keys.filter((key) => key in schema &&
+  !(key === 'uniqueItems' && (schema[key] === false || (num(schema, 'maxItems') ?? 2) <= 1)))
+const each = (keys: readonly string[], verdict: Judgement['verdict'], why: string): Judgement[] => keys.map((keyword) => ({ keyword, verdict, why }))
 
 /** Whether a schema admits null by its own type, const or enum (nullable, in OpenAI's sense). */
 const nullable = (schema: Json): boolean => schema === true || (isObject(schema) && (ownTypes(schema)?.has('null') ?? !('$ref' in schema)))
@@ -91,6 +94,19 @@ function oneOf (schema: JsonObject, context: Context, verdict: 'loosened' | 'ref
 // XGrammar, as @mlc-ai/web-xgrammar 0.1.27 compiles it (strict mode, the default of vLLM and
 // SGLang): every judgement here is checked against the converter by test/lint-xgrammar.test.ts.
 const XG_LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference'])
+/** Numeric bounds as measured: a lower bound alone is dropped, as are a number's upper bounds. */
+function xgrammarBounds (schema: JsonObject, number: boolean): Judgement[] {
+  const low = present(schema, ['minimum', 'exclusiveMinimum'])
+  const high = present(schema, ['maximum', 'exclusiveMaximum'])
+  const out: Judgement[] = []
+  if (high.length === 0) out.push(...each(low.filter((key) => (num(schema, key) ?? 0) > 0), 'loosened', 'a positive lower bound without an upper one is not compiled'))
+  if (number) {
+    out.push(...each(high, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10)'))
+    if (high.length > 0) out.push(...each(present(schema, ['exclusiveMinimum']), 'loosened', 'a number\'s exclusive bound is not compiled'))
+  }
+  return out
+}
+
 const xgrammar: Profile = {
   name: 'xgrammar',
   runtimes: 'vLLM, SGLang, Ollama (MLX runner), MLC',
@@ -101,7 +117,10 @@ const xgrammar: Profile = {
         ? []
         : [{ keyword: '', verdict: 'refused', why: 'the converter refuses a schema that admits nothing' }]
     }
-    if (!isObject(schema)) return []
+    // not, then, else, allOf and dependentSchemas are judged where they stand: never compiled,
+    // but for an allOf of one alternative, which is compiled in its place.
+    const sole = place.pointer.endsWith('/allOf/0') && listOf(place.parent?.['allOf']).length === 1
+    if (!isObject(schema) || (place.role === 'in-place' && !sole)) return []
     const out: Judgement[] = []
     if (Array.isArray(schema['enum']) && schema['enum'].length === 0) out.push({ keyword: 'enum', verdict: 'refused', why: 'the grammar of an empty enum does not parse' })
     out.push(...each(inverted(schema), 'refused', 'the converter refuses a lower bound above the upper one'))
@@ -119,7 +138,7 @@ const xgrammar: Profile = {
     if (composite !== undefined) {
       const ignored = [...ASSERTIONS].filter((key) => key in schema && key !== composite)
       out.push(...each(ignored, 'loosened', `ignored beside ${composite}`))
-      if (composite === 'allOf') out.push({ keyword: 'allOf', verdict: 'loosened', why: 'not compiled into the grammar' })
+      if (composite === 'allOf' && listOf(schema['allOf']).length > 1) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'an allOf of more than one alternative is not compiled' })
       if (composite === 'oneOf') out.push(...oneOf(schema, context, 'loosened', 'compiled as anyOf: a value matching two alternatives is produced'))
       return out
     }
@@ -128,12 +147,9 @@ const xgrammar: Profile = {
       out.push(...each(present(schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT]), 'loosened', 'ignored without a type'))
       return out
     }
-    out.push(...each(present(schema, ['not', 'if', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'uniqueItems', 'contains',
+    out.push(...each(present(schema, ['not', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'uniqueItems', 'contains',
       'minContains', 'maxContains', 'multipleOf', 'unevaluatedItems', 'unevaluatedProperties']), 'loosened', 'not compiled into the grammar'))
-    if (!types.has('integer') || types.has('number')) out.push(...each(present(schema, ['minimum', 'maximum']), 'loosened', 'number bounds are not compiled (integer bounds are)'))
-    if (!('exclusiveMinimum' in schema && 'exclusiveMaximum' in schema)) {
-      out.push(...each(present(schema, ['exclusiveMinimum', 'exclusiveMaximum']), 'loosened', 'an exclusive bound alone is not compiled'))
-    }
+    out.push(...xgrammarBounds(schema, types.has('number')))
     if ('pattern' in schema) out.push(...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'dropped beside pattern'))
     else if (typeof schema['format'] === 'string' && XG_LOOSE_FORMATS.has(schema['format'])) {
       out.push({ keyword: 'format', verdict: 'loosened', why: 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all' })
@@ -315,7 +331,7 @@ function tabled (name: DecoderName, runtimes: string, table: Table): Profile {
 }
 
 const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', {
-  loosened: ['multipleOf', 'not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains',
+  loosened: ['multipleOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains',
     'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'prefixItems',
     'unevaluatedItems', 'unevaluatedProperties'],
   refused: [],
@@ -338,8 +354,7 @@ const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF run
 })
 
 const gemini = tabled('gemini', 'Gemini API (responseJsonSchema)', {
-  loosened: ['minLength', 'maxLength', 'pattern', 'multipleOf', 'exclusiveMinimum', 'exclusiveMaximum', 'allOf', 'not', 'if', 'then',
-    'else', 'dependentRequired', 'dependentSchemas', 'minProperties', 'maxProperties', 'patternProperties', 'propertyNames',
+  loosened: ['minLength', 'maxLength', 'pattern', 'multipleOf', 'exclusiveMinimum', 'exclusiveMaximum', 'allOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'minProperties', 'maxProperties', 'patternProperties', 'propertyNames',
     'unevaluatedItems', 'unevaluatedProperties'],
   refused: ['uniqueItems', 'contains', 'minContains', 'maxContains'],
   formats: new Set(['date-time', 'date', 'time']),
@@ -353,7 +368,7 @@ const gemini = tabled('gemini', 'Gemini API (responseJsonSchema)', {
 })
 
 const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and others with the outlines backend', {
-  loosened: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'not', 'if', 'then', 'else',
+  loosened: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'not', 'then', 'else',
     'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'patternProperties',
     'propertyNames', 'allOf', 'unevaluatedItems', 'unevaluatedProperties'],
   refused: [],
