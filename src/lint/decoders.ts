@@ -1,7 +1,7 @@
 // What each constrained decoder does with each keyword of a form, in its context. Sources, dates
 // and what was checked against the real converters: docs/forms.md.
 import { disjointOneOf } from './unions.ts'
-import { isObject, listOf, literals, ownTypes, typeOf, type Json, type JsonObject, type Place } from './schema.ts'
+import { isObject, listOf, literals, ownTypes, refTarget, resolve, typeOf, type Json, type JsonObject, type Place } from './schema.ts'
 import type { DecoderName } from './types.ts'
 
 /**
@@ -52,8 +52,16 @@ const present = (schema: JsonObject, keys: readonly string[]): string[] => keys.
   !(key === 'uniqueItems' && (schema[key] === false || (num(schema, 'maxItems') ?? 2) <= 1)))
 const each = (keys: readonly string[], verdict: Judgement['verdict'], why: string): Judgement[] => keys.map((keyword) => ({ keyword, verdict, why }))
 
-/** Whether a schema admits null by its own type, const or enum (nullable, in OpenAI's sense). */
-const nullable = (schema: Json): boolean => schema === true || (isObject(schema) && (ownTypes(schema)?.has('null') ?? !('$ref' in schema)))
+/** Whether a schema admits null (as openai-node decides it: a $ref or a condition counts as no). */
+function nullable (schema: Json): boolean {
+  if (typeof schema === 'boolean') return schema
+  if (!isObject(schema) || '$ref' in schema || CONDITIONAL.some((key) => key in schema) || 'if' in schema) return false
+  if (ownTypes(schema)?.has('null') === false) return false
+  const branches = (key: string): Json[] => [...listOf(schema[key])]
+  if ('allOf' in schema && !branches('allOf').every(nullable)) return false
+  if ('anyOf' in schema && !branches('anyOf').some(nullable)) return false
+  return !('oneOf' in schema) || branches('oneOf').filter(nullable).length === 1
+}
 
 /** Lower bounds above upper bounds: a converter that builds a range refuses them. */
 function inverted (schema: JsonObject): string[] {
@@ -173,21 +181,35 @@ const OPENAI_REFUSED = ['allOf', 'not', 'if', 'then', 'else', 'dependentRequired
   'unevaluatedItems', 'unevaluatedProperties', '$anchor', '$dynamicAnchor', '$dynamicRef']
 const OPENAI_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'])
 const ANNOTATIONS = new Set(['$comment', 'default', 'description', 'examples', 'readOnly', 'title', 'writeOnly', 'deprecated'])
+/** The root schema, or the one a root that is only a $ref names (the SDK inlines it). */
+function rootObject (form: Json): JsonObject {
+  let here = form
+  for (let hops = 0; hops < 8 && isObject(here) && typeof here['$ref'] === 'string'; hops++) {
+    const target = refTarget(here['$ref'])
+    const to = target === undefined ? undefined : resolve(form, target)
+    if (to === undefined) break
+    here = to
+  }
+  return isObject(here) ? here : {}
+}
+
 const openai: Profile = {
   name: 'openai-strict',
   runtimes: 'OpenAI API (response_format json_schema strict, codex --output-schema)',
-  judge (schema, place) {
+  judge (schema, place, context) {
     if (typeof schema === 'boolean') {
       const under = place.pointer.split('/').at(-1)
       return under === 'additionalProperties' ? [] : [{ keyword: '', verdict: 'refused', why: 'a boolean schema cannot be represented' }]
     }
     if (!isObject(schema)) return []
     const out: Judgement[] = []
-    if (place.role === 'root' && !('$ref' in schema) && !(ownTypes(schema)?.size === 1 && ownTypes(schema)?.has('object'))) {
+    const root = place.role === 'root' ? rootObject(context.form) : undefined
+    if (root !== undefined && !(ownTypes(root)?.size === 1 && ownTypes(root)?.has('object'))) {
       out.push({ keyword: 'type', verdict: 'refused', why: 'the root must be "type": "object"' })
     }
-    if (place.role === 'root' && 'anyOf' in schema) out.push({ keyword: 'anyOf', verdict: 'refused', why: 'the root may not be a union' })
-    out.push(...each(present(schema, OPENAI_REFUSED), 'refused', 'not supported in strict mode'))
+    if (root !== undefined && 'anyOf' in root) out.push({ keyword: 'anyOf', verdict: 'refused', why: 'the root may not be a union' })
+    // The SDK refuses these whatever their value, even uniqueItems: false.
+    out.push(...each(OPENAI_REFUSED.filter((key) => key in schema), 'refused', 'not supported in strict mode'))
     out.push(...each(present(schema, ['oneOf']), 'refused', 'strict mode takes anyOf, not oneOf'))
     if ('$ref' in schema && Object.keys(schema).some((key) => key !== '$ref' && key !== '$defs' && !ANNOTATIONS.has(key) && !(place.role === 'root' && ['$schema', '$id'].includes(key)))) {
       out.push({ keyword: '$ref', verdict: 'refused', why: 'a $ref may stand only beside annotations' })
