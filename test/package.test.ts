@@ -10,6 +10,7 @@ const run = promisify(execFile)
 // names are held in variables so that type-checking sees src/ alone, not a second copy in dist/.
 const main = 'fastify-gpt'
 const parser = 'fastify-gpt/parse'
+const linter = 'fastify-gpt/lint'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -23,6 +24,23 @@ describe('the published package', () => {
     const { parse } = await import(parser)
     assert.deepEqual(parse(Buffer.from('{"a":[1]}')), { a: [1] })
     assert.throws(() => parse(Buffer.from('{"a":1,"a":2}')))
+  })
+
+  it('exports the form linter as fastify-gpt/lint, and its command as the fastify-gpt bin', async () => {
+    const { lint } = await import(linter)
+    assert.ok(lint({ type: 'string' }).some((f: { rule: string }) => f.rule === 'string-unbounded'))
+    const bin = new URL('../bin/fastify-gpt.js', import.meta.url).pathname
+    const form = new URL('../example/note-board.form.json', import.meta.url).pathname
+    const { stdout } = await run(process.execPath, [bin, 'lint', form, '--json'])
+    assert.ok(Array.isArray(JSON.parse(stdout)))
+    await assert.rejects(run(process.execPath, [bin, 'nope']), (error: { code: number, stderr: string }) => error.code === 2 && /usage: fastify-gpt <lint>/.test(error.stderr))
+  })
+
+  it('keeps the linter out of the address: no module of the core imports it', () => {
+    for (const name of ['index', 'act', 'address', 'arrival', 'form', 'options', 'parse', 'html']) {
+      const source = readFileSync(new URL(`../src/${name}.ts`, import.meta.url), 'utf8')
+      assert.doesNotMatch(source, /from '\.\/(lint|cli)\//, name)
+    }
   })
 
   it('runs on the host\'s Fastify: a peer dependency that nothing installed with it brings again', () => {

@@ -44,6 +44,17 @@ function depth (value: Json): number {
   return 0
 }
 
+/** Whether the schema and its allOf alternatives name types no value has at once. */
+function noCommonType (schema: JsonObject): boolean {
+  let common = ownTypes(schema)
+  for (const branch of listOf(schema['allOf'])) {
+    const types = isObject(branch) ? ownTypes(branch) : undefined
+    if (types === undefined) continue
+    common = common === undefined ? types : new Set([...common].filter((t) => types.has(t)))
+  }
+  return common !== undefined && common.size === 0
+}
+
 /** The extent of every subschema of one form, each computed once. */
 export function extents (form: Json): (schema: Json) => Extent {
   const done = new Map<object, Extent>()
@@ -70,6 +81,9 @@ export function extents (form: Json): (schema: Json) => Extent {
   }
 
   const compute = (schema: JsonObject): Extent => {
+    const never = schema['not']
+    if (never === true || (isObject(never) && Object.keys(never).length === 0)) return NOTHING
+    if (noCommonType(schema)) return NOTHING
     let extent = own(schema)
     const target = refTarget(schema['$ref'])
     if (target !== undefined) {
@@ -103,6 +117,7 @@ export function extents (form: Json): (schema: Json) => Extent {
       case 'number': case 'integer': {
         const low = number('minimum') ?? number('exclusiveMinimum')
         const high = number('maximum') ?? number('exclusiveMaximum')
+        if (low !== undefined && high !== undefined && (low > high || (low === high && ('exclusiveMinimum' in schema || 'exclusiveMaximum' in schema)))) return NOTHING
         const least = low !== undefined && low > 0 ? String(Math.ceil(low)).length : high !== undefined && high < 0 ? String(Math.floor(high)).length : 1
         const most = type === 'integer' && low !== undefined && high !== undefined
           ? Math.max(String(Math.ceil(low)).length, String(Math.floor(high)).length)
@@ -111,9 +126,10 @@ export function extents (form: Json): (schema: Json) => Extent {
       }
       case 'string': {
         const max = number('maxLength')
+        if ((number('minLength') ?? 0) > (max ?? Infinity)) return NOTHING
         return { minBytes: 2 + (number('minLength') ?? 0), maxBytes: max === undefined ? Infinity : 2 + CHAR_BYTES * max, minDepth: 0, maxDepth: 0 }
       }
-      case 'array': return array(schema, number('minItems') ?? 0, number('maxItems'))
+      case 'array': return (number('minItems') ?? 0) > (number('maxItems') ?? Infinity) ? NOTHING : array(schema, number('minItems') ?? 0, number('maxItems'))
       case 'object': return object(schema)
     }
   }

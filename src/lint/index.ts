@@ -46,7 +46,7 @@ export function lint (form: unknown, options: LintOptions = {}): Finding[] {
       judged.set(at, verdicts)
       const list = verdicts.get(verdict) ?? []
       verdicts.set(verdict, list)
-      if (!list.some((entry) => entry.profile === profile)) list.push({ profile, why, keyword })
+      if (!list.some((entry) => entry.profile === profile && entry.why === why)) list.push({ profile, why, keyword })
     }
   }
 
@@ -66,13 +66,13 @@ export function lint (form: unknown, options: LintOptions = {}): Finding[] {
         severity: verdict === 'refused' ? (named ? 'error' : 'warning') : verdict === 'loosened' ? 'warning' : 'info',
         pointer,
         message: `${MEANING[verdict]}${what === '' ? '' : ` ("${what}")`}: ${list.map(({ profile, why }) => `${profile.name}: ${why}`).join('; ')}.`,
-        decoders: list.map(({ profile }) => profile.name)
+        decoders: [...new Set(list.map(({ profile }) => profile.name))]
       })
     }
   }
   // The decoders that drop a keyword outside the draft's vocabulary are the ones it concerns.
-  const concerned = (pointer: string): DecoderName[] => [...(judged.get(pointer) ?? new Map() as Votes).entries()]
-    .filter(([verdict]) => verdict !== 'tightened').flatMap(([, list]) => list.map(({ profile }) => profile.name))
+  const concerned = (pointer: string): DecoderName[] => [...new Set([...(judged.get(pointer) ?? new Map() as Votes).entries()]
+    .filter(([verdict]) => verdict !== 'tightened').flatMap(([, list]) => list.map(({ profile }) => profile.name)))]
   return findings
     .map((finding) => finding.rule === 'outside-vocabulary' ? { ...finding, decoders: concerned(finding.pointer) } : finding)
     .sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0))
