@@ -26,6 +26,10 @@ export function disagreements (form: Json, schema: Json, place: Place): Finding[
       finding('integer-unsafe', place.pointer, 'Integers past 2^53-1 in magnitude are admitted here but refused by the address\'s parser: add minimum and maximum within ±9007199254740991.')
     }
   }
+  const literal = [...listOf(schema['enum']), ...('const' in schema ? [schema['const'] as Json] : [])]
+  if (literal.some((v) => typeof v === 'number' && Number.isInteger(v) && Math.abs(v) > SAFE)) {
+    finding('integer-unsafe', place.pointer, 'An integer literal here is past 2^53-1 in magnitude: the address\'s parser refuses any body that writes it.')
+  }
   if (types?.has('object') === true && admitsProto(form, schema)) {
     finding('proto-member', place.pointer, 'A member named "__proto__" is admitted here but refused by the address\'s parser: close the object ("additionalProperties": false).')
   }

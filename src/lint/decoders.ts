@@ -151,17 +151,18 @@ const xgrammar: Profile = {
       return out
     }
     if (typeBesideLiterals(schema)) out.push({ keyword: 'type', verdict: 'loosened', why: 'ignored beside enum or const' })
-    if (types === undefined) {
-      out.push(...each(present(schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT]), 'loosened', 'ignored without a type'))
-      return out
-    }
     out.push(...each(present(schema, ['not', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'uniqueItems', 'contains',
       'minContains', 'maxContains', 'multipleOf', 'unevaluatedItems', 'unevaluatedProperties']), 'loosened', 'not compiled into the grammar'))
+    if (types === undefined) {
+      out.push(...each(present(schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT]).filter((key) => !out.some((j) => j.keyword === key)), 'loosened', 'ignored without a type'))
+      return out
+    }
     out.push(...xgrammarBounds(schema, types.has('number')))
     if ('pattern' in schema) out.push(...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'dropped beside pattern'))
     else if (typeof schema['format'] === 'string' && XG_LOOSE_FORMATS.has(schema['format'])) {
       out.push({ keyword: 'format', verdict: 'loosened', why: 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all' })
     }
+    if (typeof schema['pattern'] === 'string' && schema['pattern'].includes('\\S')) out.push({ keyword: 'pattern', verdict: 'loosened', why: '\\S is compiled loosely (a space passes)' })
     if (typeof schema['pattern'] === 'string' && !anchored(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'tightened', why: 'matched as if anchored at both ends' })
     if (types.has('object')) {
       const named = isObject(schema['properties']) ? schema['properties'] : {}

@@ -87,7 +87,7 @@ async function showsAlone (form: Json, node: string, keyword: string): Promise<b
 }
 
 /** Checks lint's xgrammar judgements on one form against the converter; adds to the tally. */
-export async function check (form: Json, t: Tally, label: string): Promise<void> {
+export async function check (form: Json, t: Tally, label: string, extra: readonly Json[] = []): Promise<void> {
   let validate
   try {
     validate = compileForm(freezeJson(form, label), label)
@@ -102,15 +102,16 @@ export async function check (form: Json, t: Tally, label: string): Promise<void>
   else t.refusedDisagreed.push(`${label}: lint ${refusedByLint ? 'refuses' : 'compiles'}, converter ${compiled.error === undefined ? 'compiles' : 'fails'} ${JSON.stringify(form)}`)
   if (compiled.error !== undefined || refusedByLint) return
   try {
-    await judge(form, findings, compiled.grammar, validate, t, label)
+    await judge(form, findings, compiled.grammar, validate, t, label, extra)
   } finally {
     xgrammar.release(compiled.grammar)
   }
 }
 
-async function judge (form: Json, findings: Finding[], grammar: unknown, validate: (value: unknown) => boolean, t: Tally, label: string): Promise<void> {
+async function judge (form: Json, findings: Finding[], grammar: unknown, validate: (value: unknown) => boolean, t: Tally, label: string,
+  extra: readonly Json[]): Promise<void> {
   const slips = slipper(grammar, refuses(validate))
-  const variants = nearMisses(form)
+  const variants = [...nearMisses(form), ...extra.map((value) => ({ at: '', keyword: '', value }))]
   const loosened = findings.filter((f) => f.rule === 'decoder-loosens')
   for (const claim of loosened) {
     const keyword = claim.pointer.split('/').at(-1) ?? ''
