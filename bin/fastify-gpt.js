@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// fastify-gpt <command> [arguments]: each command is a module of dist/cli/ exporting main(argv).
+// fastify-gpt <command> [arguments]: each command is a module of dist/cli/ exporting main(argv),
+// which resolves to the exit status.
 const COMMANDS = {
-  check: '../dist/cli/check.js'
+  check: 'check.js',
+  lint: 'lint.js'
 }
 
 const [name, ...argv] = process.argv.slice(2)
-const path = COMMANDS[name]
-if (path === undefined) {
-  process.stderr.write(`Usage: fastify-gpt <command> [arguments]\nCommands: ${Object.keys(COMMANDS).join(', ')}\n`)
+const file = Object.hasOwn(COMMANDS, name ?? '') ? COMMANDS[name] : undefined
+if (file === undefined) {
+  process.stderr.write(`usage: fastify-gpt <${Object.keys(COMMANDS).join(' | ')}> [arguments]\n`)
   process.exitCode = 2
 } else {
-  const { main } = await import(path)
+  const { main } = await import(new URL(`../dist/cli/${file}`, import.meta.url))
   process.exitCode = await main(argv)
 }

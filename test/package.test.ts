@@ -11,6 +11,7 @@ const run = promisify(execFile)
 const main = 'fastify-gpt'
 const parser = 'fastify-gpt/parse'
 const testing = 'fastify-gpt/testing'
+const linter = 'fastify-gpt/lint'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -32,6 +33,23 @@ describe('the published package', () => {
     const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { bin: Record<string, string> }
     assert.deepEqual(manifest.bin, { 'fastify-gpt': './bin/fastify-gpt.js' })
     assert.match(readFileSync(new URL('../bin/fastify-gpt.js', import.meta.url), 'utf8'), /^#!\/usr\/bin\/env node\n/)
+  })
+
+  it('exports the form linter as fastify-gpt/lint, and its command as the fastify-gpt bin', async () => {
+    const { lint } = await import(linter)
+    assert.ok(lint({ type: 'string' }).some((f: { rule: string }) => f.rule === 'string-unbounded'))
+    const bin = new URL('../bin/fastify-gpt.js', import.meta.url).pathname
+    const form = new URL('../example/note-board.form.json', import.meta.url).pathname
+    const { stdout } = await run(process.execPath, [bin, 'lint', form, '--json'])
+    assert.ok(Array.isArray(JSON.parse(stdout)))
+    await assert.rejects(run(process.execPath, [bin, 'nope']), (error: { code: number, stderr: string }) => error.code === 2 && /usage: fastify-gpt <check \| lint>/.test(error.stderr))
+  })
+
+  it('keeps the linter and the checker out of the address: no module of the core imports them', () => {
+    for (const name of ['index', 'act', 'address', 'arrival', 'form', 'options', 'parse', 'html', 'bounded', 'cycles', 'keywords', 'pattern']) {
+      const source = readFileSync(new URL(`../src/${name}.ts`, import.meta.url), 'utf8')
+      assert.doesNotMatch(source, /from '\.\/(lint|cli|check)\/|from '\.\/testing/, name)
+    }
   })
 
   it('runs on the host\'s Fastify: a peer dependency that nothing installed with it brings again', () => {

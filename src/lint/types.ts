@@ -1,0 +1,29 @@
+/** How much a finding matters: an error means some actor cannot act, or no actor can. */
+export type Severity = 'error' | 'warning' | 'info'
+
+/** The constrained decoders whose support for JSON Schema the lint knows (docs/forms.md). */
+export const DECODERS = ['openai-strict', 'anthropic', 'gemini', 'llama-cpp', 'xgrammar', 'outlines', 'llguidance'] as const
+export type DecoderName = typeof DECODERS[number]
+
+/** One thing a form author should know about a form. */
+export interface Finding {
+  /** A stable name: filter on it, never on the message. */
+  readonly rule: string
+  readonly severity: Severity
+  /** JSON Pointer of the keyword (or the schema) concerned; '' is the whole form. */
+  readonly pointer: string
+  readonly message: string
+  /** The draft section the rule comes from, such as '7.2', where one applies. */
+  readonly section?: string
+  /** The decoder profiles the finding concerns; empty when it concerns every actor. */
+  readonly decoders: readonly DecoderName[]
+}
+
+export interface LintOptions {
+  /** The decoders actors are expected to use. Default: every profile. */
+  readonly decoders?: readonly DecoderName[]
+  /** The address's `bodyLimit`. Default 65536. */
+  readonly bodyLimit?: number
+  /** The address's `maxDepth`; `Infinity` for none. Default 64. */
+  readonly maxDepth?: number
+}

@@ -1,0 +1,195 @@
+// Values just inside and just outside a form: an example of each schema, and variants of it that
+// break one keyword at a time, each labelled with the pointer and keyword it aims at. Used to
+// check lint's decoder judgements against a real converter (test/lint-xgrammar.test.ts).
+import { escape, isObject, listOf, refTarget, resolve, type Json, type JsonObject } from '../../src/lint/schema.ts'
+
+export interface Near {
+  /** Pointer of the schema whose keyword the value aims at. */
+  readonly at: string
+  readonly keyword: string
+  readonly value: Json
+}
+
+const MAX_DEPTH = 6
+const SAMPLES: Record<string, string> = {
+  date: '2021-01-01',
+  'date-time': '2021-01-01T00:00:00Z',
+  time: '12:00:00Z',
+  duration: 'P1D',
+  email: 'a@example.com',
+  uri: 'https://example.com/',
+  'uri-reference': '/a',
+  iri: 'https://example.com/',
+  'iri-reference': '/a',
+  uuid: '00000000-0000-0000-0000-000000000000',
+  ipv4: '1.2.3.4',
+  ipv6: '::1',
+  'json-pointer': '/a',
+  'relative-json-pointer': '0/a',
+  regex: 'a+',
+  'uri-template': '/a{b}',
+  hostname: 'example.com'
+}
+const BAD_STRINGS = ['', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g']
+const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
+const ANY_TYPE: Json[] = [null, true, 0, 1.5, 'a', [], {}]
+
+function merged (schema: JsonObject, branch: Json): JsonObject {
+  const rest: Record<string, Json> = { ...schema }
+  for (const key of ['anyOf', 'oneOf', 'allOf']) delete rest[key]
+  return isObject(branch) ? { ...rest, ...branch } : rest
+}
+
+/** Near-miss values for the form: a tree of variants, each a whole body. */
+/** A value the schema admits, where one is easily made. */
+export const exampleOf = (form: Json): Json | undefined => nearMisses(form, 0)[0]?.value
+
+export function nearMisses (form: Json, cap = 600): Near[] {
+  const example = (schema: Json, depth: number): Json | undefined => {
+    if (schema === true) return null
+    if (!isObject(schema) || depth > MAX_DEPTH) return undefined
+    const target = refTarget(schema['$ref'])
+    if (target !== undefined) return example(resolve(form, target) ?? true, depth + 1)
+    if ('const' in schema) return schema['const'] as Json
+    if (Array.isArray(schema['enum'])) return schema['enum'][0]
+    for (const key of ['anyOf', 'oneOf']) {
+      for (const branch of listOf(schema[key])) {
+        const value = example(merged(schema, branch), depth + 1)
+        if (value !== undefined) return value
+      }
+    }
+    if (Array.isArray(schema['allOf'])) return example(schema['allOf'].reduce<JsonObject>((all, branch) => merged(all, branch), merged(schema, {})), depth + 1)
+    const type = Array.isArray(schema['type']) ? schema['type'][0] : schema['type']
+    const n = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
+    switch (type) {
+      case 'null': return null
+      case 'boolean': return true
+      case 'integer': case 'number': {
+        const low = n('minimum') ?? ((n('exclusiveMinimum') ?? -Infinity) + 1)
+        const high = n('maximum') ?? ((n('exclusiveMaximum') ?? Infinity) - 1)
+        const step = n('multipleOf') ?? 1
+        let value = Number.isFinite(low) ? Math.ceil(low / step) * step : Number.isFinite(high) ? Math.floor(high / step) * step : 0
+        if (type === 'integer') value = Math.ceil(value)
+        return value
+      }
+      case 'string': {
+        const format = typeof schema['format'] === 'string' ? SAMPLES[schema['format']] : undefined
+        if (format !== undefined) return format
+        if (typeof schema['pattern'] === 'string') {
+          const pattern = new RegExp(schema['pattern'], 'u')
+          return CANDIDATES.find((candidate) => pattern.test(candidate)) ?? 'a'
+        }
+        return 'a'.repeat(Math.max(n('minLength') ?? 0, Math.min(1, n('maxLength') ?? 1)))
+      }
+      case 'array': {
+        const prefix = listOf(schema['prefixItems'])
+        const count = Math.max(n('minItems') ?? 0, prefix.length, schema['items'] === undefined || schema['items'] === false ? 0 : 1)
+        const items: Json[] = []
+        for (let i = 0; i < count; i++) {
+          const item = example(i < prefix.length ? prefix[i] as Json : schema['items'] ?? true, depth + 1)
+          if (item === undefined) return undefined
+          items.push(item)
+        }
+        return items
+      }
+      default: {
+        if (type !== 'object' && !('properties' in schema)) return null
+        const out: Record<string, Json> = {}
+        const properties = isObject(schema['properties']) ? schema['properties'] : {}
+        for (const [name, child] of Object.entries(properties)) {
+          const value = example(child, depth + 1)
+          if (value !== undefined) out[name] = value
+          else if (listOf(schema['required']).includes(name)) return undefined
+        }
+        for (const name of listOf(schema['required'])) if (typeof name === 'string' && !(name in out)) out[name] = null
+        return out
+      }
+    }
+  }
+
+  const near = (schema: Json | undefined, at: string, depth: number, out: Near[]): void => {
+    if (!isObject(schema) || depth > MAX_DEPTH || out.length > cap) return
+    const base = example(schema, depth)
+    const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
+    for (const value of [...ANY_TYPE, ...listOf(schema['enum']), ...('const' in schema ? [schema['const'] as Json] : [])]) add('type', value)
+    const target = refTarget(schema['$ref'])
+    if (target !== undefined) near(resolve(form, target) ?? true, target, depth + 1, out)
+    // Subschemas applied in place are tried together with what stands beside them.
+    const rest: Record<string, Json> = { ...merged(schema, {}) }
+    for (const key of ['not', 'if', 'then', 'else']) delete rest[key]
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      listOf(schema[key]).forEach((branch, i) => {
+        const value = example(merged(schema, branch), depth + 1)
+        if (value !== undefined) add(key, value)
+        near(merged(rest, branch), `${at}/${key}/${i}`, depth + 1, out)
+      })
+    }
+    if ('not' in schema) {
+      const value = example(merged(rest, schema['not'] as Json), depth + 1)
+      if (value !== undefined) add('not', value)
+    }
+    if ('then' in schema) near(merged(merged(rest, schema['if'] ?? true), schema['then'] as Json), `${at}/then`, depth + 1, out)
+    if ('else' in schema) near(merged(rest, schema['else'] as Json), `${at}/else`, depth + 1, out)
+    for (const key of ['enum', 'const']) if (key in schema) for (const value of [...ANY_TYPE, 'zz', 12345]) add(key, value)
+    const n = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
+    for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) {
+      const bound = n(key)
+      if (bound !== undefined) for (const value of [bound - 1, bound, bound + 1, bound - 0.5, bound + 0.5]) add(key, value)
+    }
+    if (n('multipleOf') !== undefined && typeof base === 'number') {
+      for (const value of [base + 1, base - 1, base + (n('multipleOf') as number) / 2, n('minimum'), n('maximum')]) if (value !== undefined) add('multipleOf', value)
+    }
+    for (const key of ['minimum', 'maximum']) if (key in schema) for (const value of [2 ** 60, -(2 ** 60)]) add(key, value)
+    // Without a type, string keywords are tried on a string all the same.
+    const text = typeof base === 'string' ? base : ['minLength', 'maxLength', 'pattern', 'format'].some((key) => key in schema) ? 'a' : undefined
+    if (text !== undefined) {
+      const base = text
+      const max = n('maxLength')
+      const min = n('minLength')
+      if (max !== undefined) for (const value of [base.padEnd(max + 1, base.at(-1) ?? 'a'), 'a'.repeat(max + 1), base.repeat(max + 1)]) add('maxLength', value)
+      if (min !== undefined) for (const value of [base.slice(0, Math.max(0, min - 1)), '']) add('minLength', value)
+      for (const key of ['pattern', 'format']) if (key in schema) for (const value of BAD_STRINGS) add(key, value)
+    }
+    if (Array.isArray(base)) {
+      const item = base.at(-1) ?? example(schema['items'] ?? true, depth + 1) ?? null
+      if ('maxItems' in schema) add('maxItems', [...base, ...Array.from({ length: (n('maxItems') ?? 0) + 1 }, () => item)])
+      if ('minItems' in schema) add('minItems', base.slice(0, Math.max(0, (n('minItems') ?? 0) - 1)))
+      if ('uniqueItems' in schema) add('uniqueItems', [item, item])
+      if ('contains' in schema) add('contains', [])
+      for (const value of ANY_TYPE) add('items', [...base, value])
+      const inside = (child: Json | undefined, pointer: string, index: number): void => {
+        const inner: Near[] = []
+        near(child, pointer, depth + 1, inner)
+        for (const variant of inner) out.push({ ...variant, value: Object.assign([...base], { [index]: variant.value }) })
+      }
+      inside(schema['items'], `${at}/items`, listOf(schema['prefixItems']).length)
+      listOf(schema['prefixItems']).forEach((prefix, i) => inside(prefix, `${at}/prefixItems/${i}`, i))
+    }
+    if (isObject(base)) {
+      for (const name of listOf(schema['required'])) {
+        if (typeof name !== 'string') continue
+        const { [name]: _, ...rest } = base
+        add('required', rest)
+      }
+      add('additionalProperties', { ...base, zz: 1 })
+      add('propertyNames', { ...base, 'a-much-longer-name': 1 })
+      add('maxProperties', { ...base, zz: 1, zy: 2 })
+      add('minProperties', {})
+      for (const [name, names] of Object.entries(isObject(schema['dependentRequired']) ? schema['dependentRequired'] : {})) {
+        const value: Record<string, Json> = { ...base, [name]: base[name] ?? 1 }
+        for (const other of listOf(names)) if (typeof other === 'string') delete value[other]
+        add('dependentRequired', value)
+      }
+      for (const name of Object.keys(isObject(schema['dependentSchemas']) ? schema['dependentSchemas'] : {})) add('dependentSchemas', { ...base, [name]: base[name] ?? 1 })
+      for (const [name, child] of Object.entries(isObject(schema['properties']) ? schema['properties'] : {})) {
+        const inner: Near[] = []
+        near(child, `${at}/properties/${escape(name)}`, depth + 1, inner)
+        for (const variant of inner) out.push({ ...variant, value: { ...base, [name]: variant.value } })
+      }
+    }
+  }
+  const out: Near[] = []
+  near(form, '', 0, out)
+  const base = example(form, 0)
+  return base === undefined ? out : [{ at: '', keyword: '', value: base }, ...out]
+}
