@@ -43,3 +43,7 @@ export const GPT_ERR_FORM_REF_CYCLE = createError<'GPT_ERR_FORM_REF_CYCLE', Name
 /** A keyword that, beside its partners, checks nothing (`then` without `if`): valid, but surely a mistake. */
 export const GPT_ERR_FORM_NO_EFFECT = createError<'GPT_ERR_FORM_NO_EFFECT', Named>(
   'GPT_ERR_FORM_NO_EFFECT', 'fastify-gpt address %s: the form has a keyword that checks nothing as written: %s')
+
+/** A `pattern` the linear-time matcher cannot run (a backreference, a lookaround) or that is not valid. */
+export const GPT_ERR_FORM_PATTERN = createError<'GPT_ERR_FORM_PATTERN', Named>(
+  'GPT_ERR_FORM_PATTERN', 'fastify-gpt address %s: the form has a pattern that cannot be enforced: %s')

@@ -4,10 +4,12 @@ import { bounded, wrapSource } from './bounded.ts'
 import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
 import { multipleOf, uniqueItems } from './keywords.ts'
+import { compilePattern, linearRegExp, PatternError } from './pattern.ts'
 import {
   GPT_ERR_FORM_INVALID,
   GPT_ERR_FORM_NO_EFFECT,
   GPT_ERR_FORM_NOT_JSON,
+  GPT_ERR_FORM_PATTERN,
   GPT_ERR_FORM_PROPERTY_NAME,
   GPT_ERR_FORM_UNKNOWN_FORMAT,
   GPT_ERR_FORM_UNKNOWN_KEYWORD,
@@ -172,6 +174,8 @@ function audit (schema: Json, address: string, path: string, seen: Seen): void {
     if (required.includes('')) {
       throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${at} requires the empty name "", which the validator does not check`)
     }
+    if (key === 'pattern' && typeof value === 'string') checkPattern(value, address, at)
+    if (key === 'patternProperties' && isObject(value)) for (const source of Object.keys(value)) checkPattern(source, address, `${at}/${escape(source)}`)
     if (SUBSCHEMA.has(key)) {
       audit(value, address, at, seen)
     } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
@@ -179,6 +183,16 @@ function audit (schema: Json, address: string, path: string, seen: Seen): void {
     } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
       for (const name of Object.keys(value)) audit(value[name] as Json, address, `${at}/${escape(name)}`, seen)
     }
+  }
+}
+
+/** A pattern the linear-time matcher cannot run is refused where it stands (docs/patterns.md). */
+function checkPattern (source: string, address: string, at: string): void {
+  try {
+    compilePattern(source)
+  } catch (error) {
+    if (error instanceof PatternError) throw new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(source)} at ${at}: ${error.message}`)
+    throw error
   }
 }
 
@@ -230,6 +244,8 @@ function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean):
     // draft §7.4: every $ref is a call of its own, so that src/bounded.ts can remember its verdicts.
     inlineRefs: false,
     code: {
+      // draft §7.4: the body is the attacker's, so patterns run in time linear in the string.
+      regExp: linearRegExp,
       process: (source, env) => {
         envs.push(env as unknown as Env)
         return wrapSource(source, String(env?.validateName))
@@ -310,6 +326,7 @@ function locate (form: Json): Map<object, string> {
 }
 
 function refusal (error: unknown, address: string): Error {
+  if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
   if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
   // The validator follows a schema that is only a $ref to its target: refs that name only one
   // another, and some $id-relative refs it resolves in a loop, send it round until the stack ends.

@@ -76,6 +76,20 @@ export const linearRegExp: RegExpEngine = Object.assign(
   { code: 'linearRegExp /* fastify-gpt src/pattern.ts */' }
 )
 
+/**
+ * How to write, under the u flag (which JSON Schema validators use), what older regular
+ * expressions allow without it: the two forms authors meet most.
+ */
+function unicodeHint (source: string, index: number): string {
+  // `[\w-.]`: without u, `-` beside a class escape is a literal; with u, the range is an error.
+  const range = /\\[dDsSwW]-|-\\[dDsSwW]/.exec(source.slice(Math.max(0, index - 4), index + 4))
+  if (range !== null) return '. Under the u flag a range cannot start or end with a class escape such as \\w: put the "-" first or last in the class, or escape it as \\-'
+  // `\-`, `\_`, `\@` outside a class: without u, an escape of any character is that character.
+  const escaped = /^\\([^$^\\.*+?()[\]{}|/dDsSwWbBtrnvf0-9cxukpP])/.exec(source.slice(source[index] === '\\' ? index : index - 1))
+  if (escaped !== null) return `. Under the u flag only syntax characters may be escaped outside a class: write "${escaped[1] as string}" for "\\${escaped[1] as string}"`
+  return ''
+}
+
 function parse (source: string): AST.Pattern {
   try {
     return new RegExpParser({ ecmaVersion: 2025 }).parsePattern(source, 0, source.length, { unicode: true, unicodeSets: false })
@@ -83,7 +97,7 @@ function parse (source: string): AST.Pattern {
     if (error instanceof RegExpSyntaxError) {
       const prefix = `Invalid regular expression: /${source}/u: `
       const what = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message
-      throw new PatternError(source, error.index, `the pattern is not a valid ECMA-262 regular expression with the u flag: ${what} (at offset ${error.index})`)
+      throw new PatternError(source, error.index, `the pattern is not a valid ECMA-262 regular expression with the u flag: ${what} (at offset ${error.index})${unicodeHint(source, error.index)}`)
     }
     throw error
   }

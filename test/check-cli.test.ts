@@ -110,7 +110,7 @@ describe('fastify-gpt check <url>', () => {
     const { stdout } = await run(process.execPath, ['bin/fastify-gpt.js', 'check', `${base}/poll`])
     assert.match(stdout, /conformant as far as checked/)
     await assert.rejects(run(process.execPath, ['bin/fastify-gpt.js', 'check', faultyUrl]), (error: { code: number }) => error.code === 1)
-    await assert.rejects(run(process.execPath, ['bin/fastify-gpt.js', 'lint']), (error: { code: number, stderr: string }) =>
-      error.code === 2 && /Commands: check/.test(error.stderr))
+    await assert.rejects(run(process.execPath, ['bin/fastify-gpt.js', 'nope']), (error: { code: number, stderr: string }) =>
+      error.code === 2 && /usage: fastify-gpt <check \| lint>/.test(error.stderr))
   })
 })

@@ -237,6 +237,24 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     }
   })
 
+  it('§7.4 runs patterns in time linear in the string, whatever the pattern', async () => {
+    const { app } = await host({ form: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } }, patternProperties: { '(x|x)*y': { type: 'string' } } } })
+    const post = async (body: unknown): Promise<number> => (await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(body) })).statusCode
+    // V8's backtracking takes seconds on the first from 30 characters on; here it is one pass.
+    assert.equal(await post({ a: 'a'.repeat(60_000) + '!' }), 204)
+    assert.equal(await post({ a: 'a'.repeat(60_000) }), 200)
+    assert.equal(await post({ ['x'.repeat(60_000)]: 1 }), 200)
+    assert.equal(await post({ ['x'.repeat(60_000) + 'y']: 1 }), 204)
+  })
+
+  it('refuses a pattern it cannot run in linear time, or that is not ECMA-262 under the u flag, saying where and how to write it', async () => {
+    await refused({ properties: { a: { pattern: '(a)\\1' } } }, 'GPT_ERR_FORM_PATTERN', /"\(a\)\\\\1" at \/properties\/a\/pattern: the backreference/)
+    await refused({ patternProperties: { '^(?!x)': {} } }, 'GPT_ERR_FORM_PATTERN', /at \/patternProperties\/\^\(\?!x\): the negative lookahead|at \/patternProperties\/\^\(\?!x\): the lookahead/)
+    await refused({ pattern: '^[\\w-.]+$' }, 'GPT_ERR_FORM_PATTERN', /at \/pattern: .*put the "-" first or last in the class, or escape it as \\-/)
+    await refused({ pattern: '^[a-z]+\\-[0-9]+$' }, 'GPT_ERR_FORM_PATTERN', /at \/pattern: .*write "-" for "\\-"/)
+    await refused({ $ref: '#/default', default: { pattern: '(?<=a)b' } }, 'GPT_ERR_FORM_PATTERN', /in a subschema a \$ref reaches: the lookbehind/)
+  })
+
   it('refuses a form that is not a valid 2020-12 schema', async () => {
     await refused({ type: 'text' }, 'GPT_ERR_FORM_INVALID', /type/)
     await refused({ minLength: -1 }, 'GPT_ERR_FORM_INVALID', /minLength/)
