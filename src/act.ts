@@ -46,10 +46,16 @@ function rejecter (explain: boolean): Reject {
   }
   return (request, reply, reason, errors) => {
     request.log.debug({ reason }, 'gpt: act rejected')
-    const problem = { type: 'about:blank', title: 'The body was rejected', status: 422, detail: reason, errors }
+    // An array of thousands of wrong items fails thousands of times: the first ones say enough.
+    const all = Array.isArray(errors) ? errors : undefined
+    const shown = all !== undefined && all.length > EXPLAINED ? { errors: all.slice(0, EXPLAINED), omitted: all.length - EXPLAINED } : { errors }
+    const problem = { type: 'about:blank', title: 'The body was rejected', status: 422, detail: reason, ...shown }
     return reply.code(422).header('content-type', 'application/problem+json').send(JSON.stringify(problem))
   }
 }
+
+/** How many failed constraints an `explain` answer lists. */
+const EXPLAINED = 100
 
 /**
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs

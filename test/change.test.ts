@@ -186,7 +186,18 @@ describe('Appendix B "Failure Reporting": explain', () => {
     assert.deepEqual(keywords, ['maximum', 'minLength'], 'every failed constraint, not just the first')
     const duplicate = await app.inject({ method: 'POST', url: '/', payload: '{"note":"a","note":"b"}' })
     assert.equal(duplicate.statusCode, 422)
-    assert.match(duplicate.json().detail, /duplicate/)
+    assert.match(duplicate.json().detail, /duplicate member "note" in the object at the root/)
+  })
+
+  it('lists at most a hundred failed constraints, and says how many it left out', async () => {
+    const { app } = await host({ explain: true, form: { type: 'array', items: { type: 'string' } } })
+    const problem = (await app.inject({ method: 'POST', url: '/', payload: JSON.stringify(Array(5000).fill(1)) })).json()
+    assert.equal(problem.errors.length, 100)
+    assert.equal(problem.omitted, 4900)
+    assert.match(problem.detail, /and 4992 more$/)
+    const few = (await app.inject({ method: 'POST', url: '/', payload: '[1, 2]' })).json()
+    assert.equal(few.errors.length, 2)
+    assert.equal(few.omitted, undefined)
   })
 
   it('warns at start when on in production', async () => {
