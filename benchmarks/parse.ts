@@ -8,6 +8,7 @@ import { cpus } from 'node:os'
 import { deepStrictEqual } from 'node:assert/strict'
 import secureJson from 'secure-json-parse'
 import { parse as losslessParse } from 'lossless-json'
+import { random } from '../src/check/generate.ts'
 import { parse } from '../src/parse.ts'
 import { scanJs, scanWasm } from '../src/scan.ts'
 
@@ -25,17 +26,6 @@ const ROUND_NS = quick ? 10e6 : 200e6 // time on one payload in one round, share
 const WARMUP_NS = quick ? 5e6 : 100e6
 
 // ---- payloads: deterministic, request-body-like, with non-ASCII text and escapes ----
-
-function prng (seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0
-    let t = s
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // Text of an act as a model or a person writes it: mostly plain words, some raw non-ASCII,
 // and escapes (about one per 40 bytes of text): \n, \t, \", \\, and '§' and '🙂', which
@@ -74,7 +64,7 @@ function objectHeavyItem (rand: () => number, i: number): unknown {
 }
 
 function payload (kind: 'string' | 'object', target: number): Buffer {
-  const rand = prng(target + (kind === 'string' ? 1 : 2))
+  const rand = random(target + (kind === 'string' ? 1 : 2))
   const items: unknown[] = []
   let size = 16
   for (let i = 0; size < target; i++) {
@@ -151,7 +141,7 @@ const names = Object.keys(parsers)
 const samples = new Map<string, number[]>()
 for (const c of cases) for (const p of names) samples.set(`${c.name}|${p}`, [])
 for (const c of cases) for (const p of names) measure(parsers[p] as Parser, c.body, WARMUP_NS)
-const shuffle = prng(ROUNDS)
+const shuffle = random(ROUNDS)
 for (let round = 0; round < ROUNDS; round++) {
   for (const c of cases) {
     // a new order each round, so that neither drift on a noisy machine nor the parser that ran
