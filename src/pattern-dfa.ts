@@ -22,6 +22,8 @@ const AFTER_WORD = 2
 
 // classes beyond the ASCII ones that a row has room for; more distinct ones flush the cache
 const EXTRA_CLASSES = 32
+// characters a state loops on before the rest of the run is found by a RegExp
+const LONG_LOOP = 32
 // code points outside ASCII whose class is remembered
 const CODE_POINT_CACHE = 4096
 // per state besides its row and set: the key's characters are counted at half a cell
@@ -37,6 +39,8 @@ export class LazyDfa {
   bailAt = 0
   /** Times the cache was flushed, over the life of this DFA. */
   flushes = 0
+  /** Runs that returned BAIL, over the life of this DFA. */
+  bails = 0
 
   private readonly op: Uint8Array
   private readonly a: Int32Array
@@ -69,6 +73,7 @@ export class LazyDfa {
   private flag: number[] = []
   private pending: boolean[] = []
   private endMatch: number[] = []
+  private loops: (RegExp | undefined)[] = []
   private readonly keys = new Map<string, number>()
   private count = 0
   private poolUsed = 0
@@ -151,7 +156,25 @@ export class LazyDfa {
     let at = 0
     let flushes = this.flushes
     let lastFlushAt = -1
-    while (at < length) {
+    for (;;) {
+      // the common case, ASCII through cached transitions, in a loop of its own
+      let loopFrom = at
+      while (at < length) {
+        const c = text.charCodeAt(at)
+        if (c >= 128) break
+        const t = trans[h + (asciiClass[c] as number)] as number
+        if (t !== h) {
+          if (t < 0) break
+          h = t
+          loopFrom = at
+        } else if (at - loopFrom === LONG_LOOP) {
+          at = this.skipLoop(h, text, at)
+          loopFrom = at
+          continue
+        }
+        at++
+      }
+      if (at >= length) break
       let c = text.charCodeAt(at)
       let width = 1
       let cls: number
@@ -182,6 +205,7 @@ export class LazyDfa {
             if (lastFlushAt >= 0 && at + width - lastFlushAt < 10 * this.lastFlushStates) {
               this.bailAt = at + width
               this.bailState = t
+              this.bails++
               return this.done(at + width, BAIL)
             }
             flushes = this.flushes
@@ -194,6 +218,33 @@ export class LazyDfa {
       h = t
     }
     return this.done(length, this.matchesAtEnd(h))
+  }
+
+  /**
+   * The offset after the run of ASCII characters from `at` on which the state at row h loops to
+   * itself. A sticky `[...]*` of those characters finds it in V8's native code: it has nothing
+   * after the loop to backtrack into, so it takes time linear in the run.
+   */
+  private skipLoop (h: number, text: string, at: number): number {
+    const i = h / this.stride
+    let loop = this.loops[i]
+    if (loop === undefined) {
+      let chars = ''
+      for (let c = 0; c < 128; c++) {
+        if (this.trans[h + (this.asciiClass[c] as number)] === h) chars += `\\x${c.toString(16).padStart(2, '0')}`
+      }
+      this.work += 128
+      loop = this.loops[i] = new RegExp(`[${chars}]*`, 'y')
+      this.cells += STATE_OVERHEAD
+    }
+    loop.lastIndex = at
+    loop.test(text)
+    return loop.lastIndex
+  }
+
+  /** States in the cache. */
+  get cached (): number {
+    return this.count
   }
 
   /** The instructions live at `bailAt`, with `$`, `\b` and `\B` still to be decided there. */
@@ -283,6 +334,8 @@ export class LazyDfa {
 
   /** A fresh generation of visited marks. */
   private mark (): void {
+    // after 2^31 closures the marks would wrap around and stop marking: clear them first
+    /* c8 ignore next 4 */
     if (this.gen === 0x7fffffff) {
       this.seen.fill(0)
       this.gen = 0
@@ -365,6 +418,7 @@ export class LazyDfa {
     this.flag[i] = flags
     this.pending[i] = ordered.some(pc => this.op[pc] === ASSERT)
     this.endMatch[i] = -1
+    this.loops[i] = undefined
     this.keys.set(key, h)
     return h
   }

@@ -33,9 +33,20 @@ export interface LinearPattern {
   readonly states: number
   /** Work done by the last `test`: at most 16 × (states + 1) × (length + 1) (docs/patterns.md). */
   readonly steps: number
+  /** The lazy DFA's cache over this pattern's life, for diagnostics; null when the simulation runs alone. */
+  readonly dfa: DfaStatistics | null
   test (text: string): boolean
   /** `/source/u`: Ajv keys its cache of compiled patterns by this string. */
   toString (): string
+}
+
+export interface DfaStatistics {
+  /** DFA states in the cache now. */
+  readonly states: number
+  /** Times the cache filled and was emptied. */
+  readonly flushes: number
+  /** Tests the simulation finished because the cache was flushed again too soon. */
+  readonly bails: number
 }
 
 export interface PatternOptions {
@@ -284,7 +295,7 @@ class Program implements LinearPattern, Automaton {
   // class membership as V8 decides it: a table for ASCII, a sticky RegExp at the offset otherwise
   readonly ascii: Uint8Array
   readonly sticky: RegExp[]
-  private readonly dfa: LazyDfa | null
+  private readonly lazy: LazyDfa | null
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
   private tick = 0
@@ -313,7 +324,12 @@ class Program implements LinearPattern, Automaton {
     this.sparse = [new Int32Array(n), new Int32Array(n)]
     this.stack = new Int32Array(2 * n + 1)
     this.anchored = this.startsAnchored()
-    this.dfa = dfaCells > 0 ? LazyDfa.for(this, dfaCells) : null
+    this.lazy = dfaCells > 0 ? LazyDfa.for(this, dfaCells) : null
+  }
+
+  get dfa (): DfaStatistics | null {
+    const { lazy } = this
+    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails }
   }
 
   toString (): string {
@@ -321,13 +337,13 @@ class Program implements LinearPattern, Automaton {
   }
 
   test (text: string): boolean {
-    const { dfa } = this
+    const { lazy } = this
     this.steps = 0
-    if (dfa === null) return this.simulate(text, 0, null)
-    const found = dfa.run(text)
-    this.steps = dfa.steps
+    if (lazy === null) return this.simulate(text, 0, null)
+    const found = lazy.run(text)
+    this.steps = lazy.steps
     if (found !== BAIL) return found === 1
-    return this.simulate(text, dfa.bailAt, dfa.bailSet())
+    return this.simulate(text, lazy.bailAt, lazy.bailSet())
   }
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */
