@@ -4,6 +4,8 @@
 // Semantics are ECMA-262's with the `u` flag; what needs backtracking is refused: docs/patterns.md.
 import { RegExpParser, RegExpSyntaxError, type AST } from '@eslint-community/regexpp'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
+import { ASSERT, CHAR, END, JMP, MATCH, NOT_WORD, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './pattern-code.ts'
+import { BAIL, DFA_CACHE_CELLS, LazyDfa } from './pattern-dfa.ts'
 
 /** Most instructions a compiled pattern may have; counted repetition is expanded, so `(a{100}){100}` needs 10,001. */
 export const MAX_STATES = 10_000
@@ -29,28 +31,31 @@ export interface LinearPattern {
   readonly flags: 'u'
   /** Instructions of the automaton, at most MAX_STATES. */
   readonly states: number
-  /** Work done by the last `test`: at most 4 × (states + 1) × (length + 1). */
+  /** Work done by the last `test`: at most 16 × (states + 1) × (length + 1) (docs/patterns.md). */
   readonly steps: number
+  /** The lazy DFA's cache over this pattern's life, for diagnostics; null when the simulation runs alone. */
+  readonly dfa: DfaStatistics | null
   test (text: string): boolean
   /** `/source/u`: Ajv keys its cache of compiled patterns by this string. */
   toString (): string
 }
 
-// Instructions. A consuming instruction reads one code point; the others move without reading.
-const CHAR = 0 // a: the code point
-const SET = 1 // a: index of the class
-const SPLIT = 2 // continue at a and at b
-const JMP = 3 // continue at a
-const ASSERT = 4 // a: START, END, WORD or NOT_WORD; continue at pc + 1 if it holds
-const MATCH = 5
+export interface DfaStatistics {
+  /** DFA states in the cache now. */
+  readonly states: number
+  /** Times the cache filled and was emptied. */
+  readonly flushes: number
+  /** Tests the simulation finished because the cache was flushed again too soon. */
+  readonly bails: number
+}
 
-const START = 0
-const END = 1
-const WORD = 2
-const NOT_WORD = 3
+export interface PatternOptions {
+  /** Size of the lazy DFA's cache in 32-bit cells (default DFA_CACHE_CELLS); 0 runs the simulation alone. */
+  dfaCells?: number
+}
 
 /** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
-export function compilePattern (source: string): LinearPattern {
+export function compilePattern (source: string, options: PatternOptions = {}): LinearPattern {
   let code: Code
   try {
     const ast = parse(source)
@@ -62,7 +67,7 @@ export function compilePattern (source: string): LinearPattern {
     if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
     throw error
   }
-  return new Program(source, code)
+  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -274,25 +279,23 @@ class Builder implements Code {
   }
 }
 
-const isWordUnit = (c: number): boolean =>
-  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f
-
 /**
  * The automaton and the simulation of all its paths at once (a Pike VM without captures). Each
  * instruction enters the set of live states at most once per position of the text: hence the bound.
+ * The lazy DFA answers first; the simulation takes over where its cache thrashes.
  */
-class Program implements LinearPattern {
+class Program implements LinearPattern, Automaton {
   readonly flags = 'u'
   readonly states: number
   steps = 0
-  private readonly op: Uint8Array
-  private readonly a: Int32Array
-  private readonly b: Int32Array
-  // every path to a consuming instruction or MATCH passes `^`: nothing can start after offset 0
-  private readonly anchored: boolean
+  readonly op: Uint8Array
+  readonly a: Int32Array
+  readonly b: Int32Array
+  readonly anchored: boolean
   // class membership as V8 decides it: a table for ASCII, a sticky RegExp at the offset otherwise
-  private readonly ascii: Uint8Array
-  private readonly sticky: RegExp[]
+  readonly ascii: Uint8Array
+  readonly sticky: RegExp[]
+  private readonly lazy: LazyDfa | null
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
   private tick = 0
@@ -301,7 +304,7 @@ class Program implements LinearPattern {
   private readonly sparse: [Int32Array, Int32Array]
   private readonly stack: Int32Array
 
-  constructor (readonly source: string, code: Code) {
+  constructor (readonly source: string, code: Code, dfaCells: number) {
     const n = code.op.length
     this.states = n
     this.op = Uint8Array.from(code.op)
@@ -321,6 +324,12 @@ class Program implements LinearPattern {
     this.sparse = [new Int32Array(n), new Int32Array(n)]
     this.stack = new Int32Array(2 * n + 1)
     this.anchored = this.startsAnchored()
+    this.lazy = dfaCells > 0 ? LazyDfa.for(this, dfaCells) : null
+  }
+
+  get dfa (): DfaStatistics | null {
+    const { lazy } = this
+    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails }
   }
 
   toString (): string {
@@ -328,14 +337,30 @@ class Program implements LinearPattern {
   }
 
   test (text: string): boolean {
+    const { lazy } = this
+    this.steps = 0
+    if (lazy === null) return this.simulate(text, 0, null)
+    const found = lazy.run(text)
+    this.steps = lazy.steps
+    if (found !== BAIL) return found === 1
+    return this.simulate(text, lazy.bailAt, lazy.bailSet())
+  }
+
+  /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */
+  private simulate (text: string, from: number, seeds: Int32Array | null): boolean {
     const { op, a } = this
     const length = text.length
     let [now, next] = this.dense
     let [nowIndex, nextIndex] = this.sparse
     let size = 0
     let steps = 0
-    this.steps = 0
-    let at = 0
+    let at = from
+    if (seeds !== null) {
+      for (const pc of seeds) {
+        size = this.close(now, nowIndex, size, pc, at, text)
+        if (size < 0) return this.done(steps, true)
+      }
+    }
     for (;;) {
       if (at === 0 || !this.anchored) {
         size = this.close(now, nowIndex, size, 0, at, text)

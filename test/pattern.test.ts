@@ -10,11 +10,17 @@ const SEED = 20261201
 
 /** The documented bound on the work of one test (src/pattern.ts, docs/patterns.md). */
 function withinBound (m: LinearPattern, text: string): boolean {
-  return m.steps <= 4 * (m.states + 1) * (text.length + 1)
+  return m.steps <= 16 * (m.states + 1) * (text.length + 1)
 }
 
+// the three ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about
+// two states (flushing at almost every new state, then handing over to the simulation), the simulation alone
+const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }] as const
+const compileEach = (source: string): LinearPattern[] => CACHES.map(options => compilePattern(source, options))
+
 function agrees (pattern: string, text: string): void {
-  assert.equal(compilePattern(pattern).test(text), new RegExp(pattern, 'u').test(text), `/${pattern}/u on ${JSON.stringify(text)}`)
+  const expected = new RegExp(pattern, 'u').test(text)
+  for (const m of compileEach(pattern)) assert.equal(m.test(text), expected, `/${pattern}/u on ${JSON.stringify(text)}`)
 }
 
 // ---- random patterns, rendered to source, over a small alphabet with the awkward characters ----
@@ -73,20 +79,27 @@ const text = (maxLength: number) => fc.array(fc.oneof({ weight: 4, arbitrary: fc
   { weight: 1, arbitrary: anyCodeUnitOrPoint }), { maxLength }).map(cs => cs.join(''))
 
 describe('agreement with RegExp(pattern, "u").test', () => {
-  it('agrees on random patterns and texts, lone surrogates included', () => {
+  it('agrees on random patterns and texts, lone surrogates included, however the pattern runs', () => {
     const outcomes = { true: 0, false: 0 }
+    let flushes = 0
+    let bails = 0
     fc.assert(fc.property(pattern, fc.array(text(8), { minLength: 1, maxLength: 6 }), (source, texts) => {
-      const m = compilePattern(source)
+      const ms = compileEach(source)
       const oracle = new RegExp(source, 'u')
       for (const t of texts) {
-        const found = m.test(t)
-        assert.equal(found, oracle.test(t), `/${source}/u on ${JSON.stringify(t)}`)
-        assert.ok(withinBound(m, t))
-        outcomes[`${found}`]++
+        const expected = oracle.test(t)
+        for (const m of ms) {
+          assert.equal(m.test(t), expected, `/${source}/u on ${JSON.stringify(t)}, DFA ${JSON.stringify(m.dfa)}`)
+          assert.ok(withinBound(m, t))
+        }
+        outcomes[`${expected}`]++
       }
+      flushes += ms[1]?.dfa?.flushes ?? 0
+      bails += ms[1]?.dfa?.bails ?? 0
     }), { seed: SEED, numRuns: 4000 })
-    // the generator must exercise both answers, or agreement proves little
+    // the generator must exercise both answers, and the tiny cache its flushes and hand-overs
     assert.ok(outcomes.true > 2000 && outcomes.false > 2000, JSON.stringify(outcomes))
+    assert.ok(flushes > 1000 && bails > 100, `${flushes} flushes, ${bails} hand-overs`)
   })
 
   it('agrees on texts written from the pattern\'s own characters', () => {
@@ -133,16 +146,17 @@ describe('linear time', () => {
     ['^([a-z0-9]+[-.])*[a-z0-9]+@x$', n => `${'a-'.repeat(n / 2)}@`, false]
   ]
 
-  it('stays within 4 × (states + 1) × (length + 1) steps on catastrophic patterns, up to 100,000 characters', () => {
+  it('stays within 16 × (states + 1) × (length + 1) steps on catastrophic patterns, up to 100,000 characters', () => {
     for (const [source, make, expected] of adversarial) {
-      const m = compilePattern(source)
-      for (const n of [10, 100, 1000, 10_000, 100_000]) {
-        const t = make(n)
-        assert.equal(m.test(t), expected, `/${source}/u, n = ${n}`)
-        if (n === 10) assert.equal(expected, new RegExp(source, 'u').test(t))
-        assert.ok(withinBound(m, t), `/${source}/u, n = ${n}: ${m.steps} steps, ${m.states} states`)
-        // the counter counts: a text that is read to its end costs at least a step per character
-        assert.ok(m.steps >= n, `/${source}/u, n = ${n}: ${m.steps} steps`)
+      for (const m of compileEach(source)) {
+        for (const n of [10, 100, 1000, 10_000, 100_000]) {
+          const t = make(n)
+          assert.equal(m.test(t), expected, `/${source}/u, n = ${n}`)
+          if (n === 10) assert.equal(expected, new RegExp(source, 'u').test(t))
+          assert.ok(withinBound(m, t), `/${source}/u, n = ${n}: ${m.steps} steps, ${m.states} states`)
+          // the counter counts: a text that is read to its end costs at least a step per character
+          assert.ok(m.steps >= n, `/${source}/u, n = ${n}: ${m.steps} steps`)
+        }
       }
     }
   })
@@ -150,9 +164,10 @@ describe('linear time', () => {
   it('stays within the bound on random patterns and repetitive texts', () => {
     const repetitive = fc.tuple(text(3), fc.integer({ min: 1, max: 1500 }), text(1)).map(([unit, k, end]) => unit.repeat(k) + end)
     fc.assert(fc.property(pattern, repetitive, (source, t) => {
-      const m = compilePattern(source)
-      m.test(t)
-      assert.ok(withinBound(m, t), `/${source}/u on ${t.length} characters: ${m.steps} steps, ${m.states} states`)
+      for (const m of compileEach(source)) {
+        m.test(t)
+        assert.ok(withinBound(m, t), `/${source}/u on ${t.length} characters: ${m.steps} steps, ${m.states} states`)
+      }
     }), { seed: SEED + 2, numRuns: 1000 })
   })
 
@@ -162,6 +177,116 @@ describe('linear time', () => {
     assert.equal(m.test(t), true)
     assert.equal(m.test(`${t}_`), false)
     assert.ok(withinBound(m, `${t}_`))
+  })
+})
+
+// ---- the lazy DFA: its states, assertions, alphabet and cache ----
+
+describe('the lazy DFA', () => {
+  // \b and \B hold between characters: the DFA decides them from the previous character, kept in
+  // the state, and the next one, read in the transition
+  const WORDY = ['a', 'b', '_', '0', ' ', '-', 'é', 'ſ', '😀', '\ud83d']
+  const wordyText = (maxLength: number) => fc.array(fc.constantFrom(...WORDY), { maxLength }).map(cs => cs.join(''))
+
+  it('decides \\b, \\B, ^ and $ as RegExp does, across positions and states', () => {
+    const sources = ['\\bab\\b', '\\Ba', 'a\\B', '^\\b', '\\b$', '\\B$', '^\\B', '(?:\\b\\w+\\b\\W*){3}$', '\\b(?:a|_)+\\B0',
+      '(?:^|\\b)b', '(?:a\\b|\\Bb)+$', '(?:\\b|-)+é', '^(?:\\w\\b\\W?)+$', '\\b\\B', '[^\\w]\\b']
+    fc.assert(fc.property(fc.constantFrom(...sources), fc.array(wordyText(12), { minLength: 1, maxLength: 8 }), (source, texts) => {
+      const ms = compileEach(source)
+      for (const t of texts) {
+        for (const m of ms) {
+          assert.equal(m.test(t), new RegExp(source, 'u').test(t), `/${source}/u on ${JSON.stringify(t)}`)
+          assert.ok(withinBound(m, t))
+        }
+      }
+    }), { seed: SEED + 3, numRuns: 2000 })
+  })
+
+  it('classes astral characters and lone surrogates as RegExp does', () => {
+    const sources = ['^[😀-🙏]+$', '😀\\b', '^.{3}$', '\\p{Emoji_Presentation}{2}', '^[^a😀]+$', '\\ud83d', '\\ude00$', '^\\P{L}*é',
+      '(?:😀|\\ud83d)\\ude00', '^[\\ud800-\\udfff]+$', '^\\S+$']
+    const ALPHABET_ASTRAL = ['😀', '🙏', '\u{1F650}', '\ud83d', '\ude00', 'a', 'é', ' ', '\u{10FFFF}']
+    const astralText = fc.array(fc.constantFrom(...ALPHABET_ASTRAL), { maxLength: 10 }).map(cs => cs.join(''))
+    fc.assert(fc.property(fc.constantFrom(...sources), fc.array(astralText, { minLength: 1, maxLength: 8 }), (source, texts) => {
+      const ms = compileEach(source)
+      for (const t of texts) for (const m of ms) assert.equal(m.test(t), new RegExp(source, 'u').test(t), `/${source}/u on ${JSON.stringify(t)}`)
+    }), { seed: SEED + 4, numRuns: 1000 })
+  })
+
+  it('caches what it builds: a text of a shape seen before costs a step per character', () => {
+    const m = compilePattern('^[a-z0-9-]+@[a-z]+\\.[a-z]{2,3}$')
+    const shape = (name: string): string => `${name}@example.org`
+    assert.equal(m.test(shape('first')), true)
+    const built = m.dfa?.states ?? 0
+    assert.ok(built > 5, `${built} states`)
+    for (const name of ['other', 'abc', 'zyxwvu']) {
+      const t = shape(name)
+      assert.equal(m.test(t), true)
+      // every character already has its transition: one step each, nothing built
+      assert.equal(m.steps, t.length)
+    }
+    // a run of one character class is found by a sticky [...]* at a step per character too
+    const long = shape('a'.repeat(10_000))
+    assert.equal(m.test(long), true)
+    assert.ok(m.steps <= long.length + 200, `${m.steps} steps`)
+    assert.equal(m.test(`${long}!`), false)
+  })
+
+  it('fails an anchored pattern as soon as no thread is left', () => {
+    const m = compilePattern('^ab')
+    assert.equal(m.test(`x${'ab'.repeat(50_000)}`), false)
+    assert.ok(m.steps < 50, `${m.steps} steps`)
+    assert.equal(m.test(`ab${'x'.repeat(50_000)}`), true)
+    assert.ok(m.steps < 50, `${m.steps} steps`)
+  })
+
+  it('flushes its cache when it blows up exponentially, and stays within the bound', () => {
+    // a DFA for this pattern needs 2^13 states: more than the cache holds
+    const source = '(a|b)*a(a|b){12}'
+    // an independent answer: some run of a and b holds an a with 12 more characters after it
+    const expected = (t: string): boolean => t.split(/[^ab]/).some(run => run.slice(0, -12).includes('a'))
+    const abText = (min: number, max: number) => fc.array(fc.constantFrom('a', 'b'), { minLength: min, maxLength: max }).map(cs => cs.join(''))
+    const ms = compileEach(source)
+    fc.assert(fc.property(abText(0, 30), t => {
+      for (const m of ms) {
+        assert.equal(m.test(t), new RegExp(source, 'u').test(t), JSON.stringify(t))
+        assert.ok(withinBound(m, t))
+      }
+    }), { seed: SEED + 5, numRuns: 500 })
+    // blocks of 12 random a and b between c's: no match, and the states are the 2^12 blocks' tails
+    const blocks = fc.array(abText(12, 12), { minLength: 2000, maxLength: 3000 })
+    fc.assert(fc.property(blocks, fc.boolean(), (bs, end) => {
+      const t = bs.join('c') + (end ? 'cab'.padEnd(16, 'b') : '')
+      for (const m of ms) {
+        assert.equal(m.test(t), expected(t))
+        assert.equal(m.test(t), end)
+        assert.ok(withinBound(m, t), `${m.steps} steps on ${t.length}`)
+      }
+    }), { seed: SEED + 6, numRuns: 6 })
+    const [usual] = ms
+    assert.ok((usual?.dfa?.flushes ?? 0) > 0 && (usual?.dfa?.bails ?? 0) > 0, JSON.stringify(usual?.dfa))
+  })
+
+  it('flushes when the text brings more classes of code points than a row holds', () => {
+    // 40 literals outside ASCII: each its own class, more than the 32 a row keeps for them
+    const chars = [...'一二三四五六七八九十百千万亿甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥东南西北春夏']
+    const source = `^(?:${chars.join('|')})+$`
+    const ms = compileEach(source)
+    fc.assert(fc.property(fc.array(fc.constantFrom(...chars, 'a'), { maxLength: 200 }), cs => {
+      const t = cs.join('')
+      for (const m of ms) {
+        assert.equal(m.test(t), new RegExp(source, 'u').test(t), t)
+        assert.ok(withinBound(m, t))
+      }
+    }), { seed: SEED + 7, numRuns: 300 })
+    assert.ok((ms[0]?.dfa?.flushes ?? 0) > 0, JSON.stringify(ms[0]?.dfa))
+  })
+
+  it('leaves to the simulation a pattern whose ASCII classes outnumber its states', () => {
+    // [ab][ac][ad]: a, b, c, d and the rest answer differently, 5 classes for 4 instructions
+    const m = compilePattern('[ab][ac][ad]')
+    assert.equal(m.dfa, null)
+    for (const t of ['aaa', 'bcd', 'bcx', 'xxbaa']) assert.equal(m.test(t), /[ab][ac][ad]/u.test(t))
   })
 })
 
