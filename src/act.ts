@@ -153,7 +153,9 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
       try {
         done(null, parse(bytes, { maxDepth }))
       } catch (error) {
-        done(null, new Rejected(error instanceof ParseError ? error.message : 'unparsable'))
+        // Where a duplicate stands takes a second pass: only for `explain` or a debug log.
+        const told = settings.explain || (request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') !== false
+        done(null, new Rejected(error instanceof ParseError ? (told ? error.describe() : error.message) : 'unparsable'))
       }
     })
   }

@@ -17,15 +17,27 @@ export type ParseFailure =
 
 export class ParseError extends Error {
   readonly reason: ParseFailure
+  readonly #text: string | undefined
 
-  constructor (reason: ParseFailure, detail?: string) {
+  constructor (reason: ParseFailure, text?: string) {
     // a rejected body is routine, not a bug: skip capturing a stack trace (draft §7.4)
     const limit = Error.stackTraceLimit
     Error.stackTraceLimit = 0
-    super(`JSON body rejected: ${reason}${detail === undefined ? '' : ` ${detail}`}`)
+    super(`JSON body rejected: ${reason}`)
     Error.stackTraceLimit = limit
     this.name = 'ParseError'
     this.reason = reason
+    this.#text = text
+  }
+
+  /**
+   * The message, and for a duplicate the member and the JSON Pointer of its object. Found on
+   * demand (for the log or `explain`), since it takes a second pass over the body.
+   */
+  describe (): string {
+    const duplicate = this.reason === 'duplicate' && this.#text !== undefined ? findDuplicate(this.#text) : undefined
+    if (duplicate === undefined) return this.message
+    return `${this.message} member ${JSON.stringify(duplicate.name)} in the object at ${duplicate.at === '' ? 'the root' : duplicate.at}`
   }
 }
 
@@ -66,16 +78,9 @@ export function parse (bytes: Uint8Array, options?: ParseOptions): unknown {
     throw new ParseError(isBlank(body) ? 'empty' : 'syntax')
   }
 
-  let large: boolean
-  try {
-    large = typeof value === 'object' && value !== null
-      ? checkMembers(value, found >>> 2)
-      : typeof value === 'number' && isLarge(value)
-  } catch (error) {
-    // Name the repeated member, for the log and `explain`: a second pass, on rejected bodies only.
-    const duplicate = (error as ParseError).reason === 'duplicate' ? findDuplicate(text) : undefined
-    throw duplicate === undefined ? error : new ParseError('duplicate', `member ${JSON.stringify(duplicate.name)} in the object at ${duplicate.at === '' ? 'the root' : duplicate.at}`)
-  }
+  const large = typeof value === 'object' && value !== null
+    ? checkMembers(value, found >>> 2, text)
+    : typeof value === 'number' && isLarge(value)
   // RFC 7493 §2.1: a lone surrogate cannot be re-encoded as the UTF-8 the actor could have sent
   if ((found & LONE) !== 0) throw new ParseError('surrogate')
   if (large || (found & NUMBERS) !== 0) checkNumbers(body)
@@ -97,7 +102,7 @@ function isBlank (b: Uint8Array): boolean {
  * (draft §5.2 (2)), without building or comparing a single name. Returns whether a number is
  * large enough to have been written as an integer literal past 2^53 - 1.
  */
-function checkMembers (root: object, members: number): boolean {
+function checkMembers (root: object, members: number, text: string): boolean {
   // for-in is the fastest way to visit keys, but also visits inherited enumerable ones,
   // which only a polluted Object.prototype has
   const inherited = Object.keys(Object.prototype).length !== 0
@@ -126,7 +131,7 @@ function checkMembers (root: object, members: number): boolean {
       }
     }
   }
-  if (keys !== members) throw new ParseError('duplicate')
+  if (keys !== members) throw new ParseError('duplicate', text)
   // draft §7: a member named __proto__ makes spreading or merging the body pollute a prototype
   if (proto) throw new ParseError('proto')
   return large

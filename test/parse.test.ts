@@ -347,7 +347,9 @@ describe('duplicate member names', () => {
       try {
         parse(Buffer.from(text))
       } catch (error) {
-        return (error as Error).message
+        // the message itself stays short: naming takes a second pass, made on demand
+        assert.equal((error as ParseError).message, 'JSON body rejected: duplicate')
+        return (error as ParseError).describe()
       }
       return 'accepted'
     }
