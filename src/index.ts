@@ -45,6 +45,8 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const path = instance.prefix === '' ? '/' : instance.prefix
   const settings = resolveOptions(options as unknown as Record<string, unknown>, path)
   const address = new Address(settings)
+  await address.share(instance.log)
+  instance.addHook('onClose', async () => { await address.close() })
 
   instance.addHook('onSend', quiet)
   if (settings.rateLimit !== false) {
@@ -109,7 +111,10 @@ export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
 export type { Body } from './body.ts'
-export type { Act, AddressView, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
+export type {
+  Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
+} from './options.ts'
+export type { ShareOptions, SharedRedis } from './editions.ts'
 export type { Json, JsonObject } from './form.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
 export type {} from './act.ts'

@@ -97,7 +97,7 @@ describe('Appendix B "Form Change": live updates', () => {
   it('refuses anything but an object of changes, naming the address, and changes nothing', async () => {
     const { app, address } = await live({ prefix: '/poll' })
     const before = { etag: address.etag, prompt: address.prompt, form: address.form, arrival: (await app.inject({ method: 'GET', url: '/poll' })).body }
-    for (const change of [null, undefined, 5, 'prompt', ['prompt'], () => ({}), true]) {
+    for (const change of [null, undefined, 5, 'prompt', ['prompt'], true, () => 5, async () => ({}), Promise.resolve({})]) {
       assert.throws(() => address.update(change as never), (error: Error & { code?: string }) => {
         assert.equal(error.code, 'GPT_ERR_OPTION_INVALID', String(change))
         assert.match(error.message, /address \/poll:/)
