@@ -17,7 +17,8 @@ export interface SharedRedis {
   on (event: 'ready' | 'end', listener: () => void): unknown
   on (event: 'error', listener: (error: Error) => void): unknown
   on (event: 'message', listener: (channel: string, message: string) => void): unknown
-  off (event: string, listener: (...args: never[]) => void): unknown
+  off (event: 'ready' | 'end', listener: () => void): unknown
+  off (event: 'message', listener: (channel: string, message: string) => void): unknown
 }
 
 /** The `share` option: where an address's editions are kept. */
@@ -248,19 +249,22 @@ export class SharedEditions<E extends Versioned> {
   }
 }
 
-/** Resolves once the client is connected, or rejects after START_TIMEOUT. */
+/** Resolves once the client is connected; rejects if it gives up or is not connected after START_TIMEOUT. */
 async function ready (redis: SharedRedis): Promise<void> {
   if (redis.status === 'ready') return
   if (redis.status === 'wait') redis.connect().catch(() => {}) // lazyConnect: the first command would connect it
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      redis.off('ready', onReady)
-      reject(new Error(`Redis not ready after ${START_TIMEOUT} ms (${redis.status})`))
-    }, START_TIMEOUT)
-    const onReady = (): void => {
+    const settle = (error?: Error): void => {
       clearTimeout(timer)
-      resolve()
+      redis.off('ready', onReady)
+      redis.off('end', onEnd)
+      if (error === undefined) resolve()
+      else reject(error)
     }
+    const onReady = (): void => { settle() }
+    const onEnd = (): void => { settle(new Error('the Redis client gave up connecting')) }
+    const timer = setTimeout(() => { settle(new Error(`Redis not ready after ${START_TIMEOUT} ms (${redis.status})`)) }, START_TIMEOUT)
     redis.on('ready', onReady)
+    redis.on('end', onEnd)
   })
 }

@@ -15,7 +15,7 @@ import fp from 'fastify-plugin'
 import { installAct } from './act.ts'
 import { Address } from './address.ts'
 import { arrivalHandler } from './arrival.ts'
-import { resolveOptions, type GptOptions, type Settings } from './options.ts'
+import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -88,7 +88,9 @@ export interface Gpt {
 declare module 'fastify' {
   // An overload for `app.register(gpt, options)` that infers the form's type from the options, so
   // `act`'s body is typed (Fastify's own overloads would fix the options type first). Merged
-  // declarations must repeat the type parameters, used or not.
+  // declarations must repeat the type parameters, used or not. Options with `share` come first,
+  // so that onAddress is handed the address whose update() returns a promise; a value typed as
+  // the union of both takes the last.
   /* eslint-disable @typescript-eslint/no-unused-vars */
   interface FastifyRegister<
     T = void,
@@ -96,6 +98,8 @@ declare module 'fastify' {
     TypeProviderDefault extends FastifyTypeProvider = FastifyTypeProvider,
     LoggerDefault extends FastifyBaseLogger = FastifyBaseLogger
   > {
+    <const F extends object>(plugin: Gpt, options: SharedGptOptions<F> & RegisterOptions): T
+    <const F extends object>(plugin: Gpt, options: LocalGptOptions<F> & RegisterOptions): T
     <const F extends object>(plugin: Gpt, options: GptOptions<F> & RegisterOptions): T
   }
   /* eslint-enable @typescript-eslint/no-unused-vars */
