@@ -90,7 +90,7 @@ for (const share of [false, true]) {
     while (etag !== address.etag) etag = (await fetch(other.url)).headers.get('etag')
     delays.push(performance.now() - stored)
   }
-  console.log(`propagation: median ${us(quantile(delays, 0.5))}, p99 ${us(quantile(delays, 0.99))}, worst ${us(Math.max(...delays))} (${samples} updates)`)
+  console.log(`propagation: median ${us(quantile(delays, 0.5))}, p90 ${us(quantile(delays, 0.9))}, p99 ${us(quantile(delays, 0.99))}, worst ${us(Math.max(...delays))} (${samples} updates)`)
   await close()
   await stop(other)
 }

@@ -137,7 +137,7 @@ export class SharedEditions<E extends Versioned> {
       this.#holder.serve(this.#holder.read(String(text), Number(version)))
     } catch (error) {
       await this.close()
-      throw error instanceof Error && 'code' in error ? error : this.#notStored(error)
+      throw isNamed(error) ? error : this.#notStored(error)
     }
     this.#redis.on('ready', this.#resync)
     subscriber.on('ready', this.#resubscribe)
@@ -248,6 +248,8 @@ export class SharedEditions<E extends Versioned> {
     return new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, error instanceof Error ? error.message : String(error))
   }
 }
+
+const isNamed = (error: unknown): boolean => String((error as { code?: unknown } | undefined)?.code).startsWith('GPT_ERR_')
 
 /** Resolves once the client is connected; rejects if it gives up or is not connected after START_TIMEOUT. */
 async function ready (redis: SharedRedis): Promise<void> {
