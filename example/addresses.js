@@ -1,14 +1,24 @@
 // The example host's two addresses, as options for `app.register(gpt, ...)`: a note board and a
 // poll. Each call starts with fresh state.
 
-/** A public note board: act pins a note and answers with the board. */
-export function noteBoard (notes = []) {
+const INTRO = [
+  { role: 'user', content: 'What is this place?' },
+  { role: 'assistant', content: 'A board where anyone may pin a note.' }
+]
+
+/**
+ * A public note board: act pins a note and answers with the board. The pinned notes are the
+ * arrival's `m`, so the next actor reads them; with `share` (`{ redis }`), every instance serving
+ * the board pins to one board through Redis. `notes` are pinned from the start; the board keeps
+ * the last `keep`.
+ * @param {{ notes?: { note: string, author?: string }[], share?: { redis: object, key?: string }, keep?: number }} [options]
+ */
+export function noteBoard ({ notes = [], share, keep = 100 } = {}) {
+  let board
+  const pin = (messages, note) => [...INTRO, ...[...messages.slice(INTRO.length), note].slice(-keep)]
   return {
     prompt: 'A public note board. Leave one short note, signed if you like.',
-    messages: [
-      { role: 'user', content: 'What is this place?' },
-      { role: 'assistant', content: 'A board where anyone may pin a note.' }
-    ],
+    messages: [...INTRO, ...notes.map(message)].slice(0, INTRO.length + keep),
     form: {
       type: 'object',
       properties: {
@@ -19,13 +29,23 @@ export function noteBoard (notes = []) {
       additionalProperties: false
     },
     type: 'note-board',
-    act (body) {
-      notes.push(body)
-      if (notes.length > 100) notes.shift()
-      return { pinned: notes.length, notes }
+    ...(share === undefined ? {} : { share }),
+    onAddress: (address) => { board = address },
+    async act (body, request, reply) {
+      try {
+        // A function of the current board: with share, applied to the latest stored one, so no pin is lost.
+        await board.update((current) => ({ messages: pin(current.messages, message(body)) }))
+      } catch (error) {
+        request.log.warn({ err: error }, 'note not pinned')
+        return reply.code(503).send({ pinned: false, error: error.code })
+      }
+      const pinned = board.messages.slice(INTRO.length).map((m) => m.content)
+      return { pinned: pinned.length, notes: pinned }
     }
   }
 }
+
+const message = ({ note, author }) => ({ role: 'user', content: author === undefined ? note : `${note} (${author})` })
 
 /** A poll: act counts a vote and answers with the tally. */
 export function poll (votes = { tabs: 0, spaces: 0 }) {

@@ -9,13 +9,13 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { noteBoard, poll } from '../example/addresses.js'
-import gpt from '../src/index.ts'
+import gpt, { type GptOptions } from '../src/index.ts'
 
 const out = resolve(process.argv[2] ?? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)))
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
 const app = Fastify()
-await app.register(gpt, { ...noteBoard([{ note: 'The coffee machine on floor 2 works again.', author: 'Sam' }]), rateLimit: false })
+await app.register(gpt, { ...noteBoard({ notes: [{ note: 'The coffee machine on floor 2 works again.', author: 'Sam' }] }), rateLimit: false } as unknown as GptOptions)
 await app.register(gpt, { ...poll({ tabs: 4, spaces: 7 }), rateLimit: false })
 // Inputs the example host has none of: one-line strings (a pattern, formats) and a boolean that may be left out.
 await app.register(gpt, {

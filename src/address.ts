@@ -1,40 +1,44 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
+import type { FastifyBaseLogger } from 'fastify'
 import { buildArrival, type Arrival } from './arrival.ts'
-import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
+import { SharedEditions, type Holder, type Versioned } from './editions.ts'
+import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { compileForm } from './form.ts'
-import { resolveContent, type Content, type ContentChange, type GptAddress, type Settings } from './options.ts'
+import { resolveContent, type Content, type GptAddress, type Settings, type Update } from './options.ts'
 
 /**
  * One version of an address: its content, the validator compiled from that very form and the
  * arrival serialized from it. Built whole before it is used, never changed after.
  */
-export interface Edition {
-  readonly content: Content
+export interface Edition extends Versioned {
   readonly validate: ValidateFunction
   readonly arrival: Arrival
 }
 
-function buildEdition (content: Content, settings: Settings): Edition {
-  return Object.freeze({
-    content,
-    validate: compileForm(content.form, settings.path, { allErrors: settings.explain }),
-    arrival: buildArrival(content, settings)
-  })
+function buildEdition (content: Content, settings: Settings, version: number, previous?: Edition): Edition {
+  // Most updates change p or m only: the form's validator, compiled once, serves on.
+  const validate = previous !== undefined && sameForm(previous.content.form, content.form)
+    ? previous.validate
+    : compileForm(content.form, settings.path, { allErrors: settings.explain })
+  return Object.freeze({ version, content, validate, arrival: buildArrival(content, settings) })
 }
+
+const sameForm = (a: object, b: object): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
 
 /**
  * The live address. Requests read `current` once and use that edition throughout; an update
  * replaces it with one assignment, so no request sees a mix of old and new.
  */
-export class Address implements GptAddress {
+export class Address implements GptAddress, Holder<Edition> {
   readonly path: string
   current: Edition
   readonly #settings: Settings
+  #shared: SharedEditions<Edition> | undefined
 
   constructor (settings: Settings) {
     this.path = settings.path
     this.#settings = settings
-    this.current = buildEdition(settings.content, settings)
+    this.current = buildEdition(settings.content, settings, 0)
   }
 
   get form (): Content['form'] { return this.current.content.form }
@@ -42,15 +46,54 @@ export class Address implements GptAddress {
   get messages (): Content['messages'] { return this.current.content.messages }
   get etag (): string { return this.current.arrival.json.etag }
 
-  update (change: ContentChange): void {
-    // From JavaScript anything may come: a number would pass as a change of nothing, a string of members "0", "1"...
-    if (change === null || typeof change !== 'object' || Array.isArray(change)) {
-      throw new GPT_ERR_OPTION_INVALID(this.path, 'update() takes an object with form, prompt and/or messages')
+  /** Takes the edition shared through Redis (or shares this one as the first); registration waits for it. */
+  async share (log: FastifyBaseLogger): Promise<void> {
+    if (this.#settings.share === undefined) return
+    const shared = new SharedEditions(this.#settings.share, this, log)
+    await shared.start()
+    this.#shared = shared
+  }
+
+  async close (): Promise<void> {
+    await this.#shared?.close()
+  }
+
+  update (change: Update): void
+  update (change: Update): Promise<void>
+  update (change: Update): void | Promise<void> {
+    if (this.#shared !== undefined) return this.#shared.update(change)
+    this.serve(this.next(change, this.current.content, this.current.version + 1))
+  }
+
+  next (change: unknown, base: Content, version: number): Edition {
+    const resolved = typeof change === 'function' ? (change as (current: Content) => unknown)(base) : change
+    checkChange(resolved, this.path)
+    return buildEdition(resolveContent(resolved, base, this.path), this.#settings, version, this.current)
+  }
+
+  read (text: string, version: number): Edition {
+    let stored: unknown
+    try {
+      stored = JSON.parse(text)
+    } catch {
+      throw new GPT_ERR_FORM_NOT_JSON(this.path, `the stored edition ${version} is not JSON`)
     }
-    for (const name of Object.keys(change)) {
-      if (name !== 'form' && name !== 'prompt' && name !== 'messages') throw new GPT_ERR_OPTION_UNKNOWN(this.path, `"${name}" in update()`)
-    }
-    const content = resolveContent(change as Record<string, unknown>, this.current.content, this.path)
-    this.current = buildEdition(content, this.#settings)
+    checkChange(stored, this.path)
+    return buildEdition(resolveContent(stored, undefined, this.path), this.#settings, version, this.current)
+  }
+
+  serve (edition: Edition): void {
+    if (edition.version > this.current.version) this.current = edition
+  }
+}
+
+function checkChange (change: unknown, path: string): asserts change is Record<string, unknown> {
+  // From JavaScript anything may come: a number would pass as a change of nothing, a string of
+  // members "0", "1"..., a promise (from an async function) as a change of nothing.
+  if (change === null || typeof change !== 'object' || Array.isArray(change) || typeof (change as { then?: unknown }).then === 'function') {
+    throw new GPT_ERR_OPTION_INVALID(path, 'update() takes an object with form, prompt and/or messages (or a function returning one)')
+  }
+  for (const name of Object.keys(change)) {
+    if (name !== 'form' && name !== 'prompt' && name !== 'messages') throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}" in update()`)
   }
 }

@@ -1,7 +1,8 @@
 import createError from '@fastify/error'
 
-// Every registration problem is one of these: `app.ready()` rejects with it, its code is stable,
-// and its message names the address (its path) and what is wrong. Nothing here is ever sent to a client.
+// Every registration problem, and every refused update, is one of these: `app.ready()` (or the
+// update) rejects with it, its code is stable, and its message names the address (its path) and
+// what is wrong. Nothing here is ever sent to a client.
 type Named = [address: string, detail: string]
 
 /** An option is missing, of the wrong type or out of range. */
@@ -47,3 +48,10 @@ export const GPT_ERR_FORM_NO_EFFECT = createError<'GPT_ERR_FORM_NO_EFFECT', Name
 /** A `pattern` the linear-time matcher cannot run (a backreference, a lookaround) or that is not valid. */
 export const GPT_ERR_FORM_PATTERN = createError<'GPT_ERR_FORM_PATTERN', Named>(
   'GPT_ERR_FORM_PATTERN', 'fastify-gpt address %s: the form has a pattern that cannot be enforced: %s')
+
+/**
+ * An edition shared through Redis could not be taken or stored (Redis away, or other instances
+ * storing theirs first time after time): the address keeps serving the edition it had.
+ */
+export const GPT_ERR_EDITION_NOT_STORED = createError<'GPT_ERR_EDITION_NOT_STORED', Named>(
+  'GPT_ERR_EDITION_NOT_STORED', 'fastify-gpt address %s: the edition was not stored in Redis: %s')

@@ -15,7 +15,7 @@ import fp from 'fastify-plugin'
 import { installAct } from './act.ts'
 import { Address } from './address.ts'
 import { arrivalHandler } from './arrival.ts'
-import { resolveOptions, type GptOptions, type Settings } from './options.ts'
+import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -45,6 +45,8 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const path = instance.prefix === '' ? '/' : instance.prefix
   const settings = resolveOptions(options as unknown as Record<string, unknown>, path)
   const address = new Address(settings)
+  await address.share(instance.log)
+  instance.addHook('onClose', async () => { await address.close() })
 
   instance.addHook('onSend', quiet)
   if (settings.rateLimit !== false) {
@@ -86,7 +88,9 @@ export interface Gpt {
 declare module 'fastify' {
   // An overload for `app.register(gpt, options)` that infers the form's type from the options, so
   // `act`'s body is typed (Fastify's own overloads would fix the options type first). Merged
-  // declarations must repeat the type parameters, used or not.
+  // declarations must repeat the type parameters, used or not. Options with `share` come first,
+  // so that onAddress is handed the address whose update() returns a promise; a value typed as
+  // the union of both takes the last.
   /* eslint-disable @typescript-eslint/no-unused-vars */
   interface FastifyRegister<
     T = void,
@@ -94,6 +98,8 @@ declare module 'fastify' {
     TypeProviderDefault extends FastifyTypeProvider = FastifyTypeProvider,
     LoggerDefault extends FastifyBaseLogger = FastifyBaseLogger
   > {
+    <const F extends object>(plugin: Gpt, options: SharedGptOptions<F> & RegisterOptions): T
+    <const F extends object>(plugin: Gpt, options: LocalGptOptions<F> & RegisterOptions): T
     <const F extends object>(plugin: Gpt, options: GptOptions<F> & RegisterOptions): T
   }
   /* eslint-enable @typescript-eslint/no-unused-vars */
@@ -109,7 +115,10 @@ export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
 export type { Body } from './body.ts'
-export type { Act, AddressView, ContentChange, GptAddress, GptOptions, Message } from './options.ts'
+export type {
+  Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
+} from './options.ts'
+export type { ShareOptions, SharedRedis } from './editions.ts'
 export type { Json, JsonObject } from './form.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
 export type {} from './act.ts'

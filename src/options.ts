@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Body } from './body.ts'
 import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { freezeJson, type JsonObject } from './form.ts'
+import { resolveShare, type ShareOptions, type ShareSettings } from './editions.ts'
 import { DEFAULT_MAX_DEPTH } from './parse.ts'
 
 /** One prior message of the arrival's `m` (draft §3.2). */
@@ -35,6 +36,13 @@ export interface ContentChange {
   messages?: readonly Message[]
 }
 
+/**
+ * What `update()` takes: a change, or a function of the current content returning one. With
+ * sharing on, the function is given the latest stored edition and may be called again if another
+ * instance stores one first.
+ */
+export type Update = ContentChange | ((current: Content) => ContentChange)
+
 /** A live address: what it publishes now, and a way to change it (Appendix B, "Form Change"). */
 export interface GptAddress extends AddressView {
   /** The strong entity tag of the current JSON arrival. */
@@ -44,10 +52,22 @@ export interface GptAddress extends AddressView {
    * either the old content or the new, never a mix. Throws the same named errors as registration
    * and then changes nothing.
    */
-  update (change: ContentChange): void
+  update (change: Update): void
 }
 
-export interface GptOptions<F = object> {
+/** A live address whose editions are shared through Redis with every instance serving it. */
+export interface SharedGptAddress extends AddressView {
+  /** The strong entity tag of the current JSON arrival: the same on every instance once it has the edition. */
+  readonly etag: string
+  /**
+   * Applies the change to the latest stored edition and stores the result, retrying if another
+   * instance stored one first. Resolves once it is stored and served here; rejects with a named
+   * error (a refused form, or `GPT_ERR_EDITION_NOT_STORED`) and then nothing changed.
+   */
+  update (change: Update): Promise<void>
+}
+
+interface CommonOptions<F> {
   /** `s`: a JSON Schema 2020-12 object, published on GET and enforced on POST as one value. */
   form: F
   /**
@@ -80,9 +100,24 @@ export interface GptOptions<F = object> {
   explain?: boolean
   /** Milliseconds an act may take before the client gets 503 and its result is dropped. Default none. */
   actTimeout?: number
+}
+
+/** An address whose content lives in this process alone. */
+export interface LocalGptOptions<F = object> extends CommonOptions<F> {
+  share?: undefined
   /** Receives the address's handle once it is registered. */
   onAddress?: (address: GptAddress) => void
 }
+
+/** An address whose content is one value across every instance sharing its Redis key. */
+export interface SharedGptOptions<F = object> extends CommonOptions<F> {
+  /** Share the address's editions through Redis (docs/deploying.md). */
+  share: ShareOptions
+  /** Receives the address's handle once it is registered and holds the shared edition. */
+  onAddress?: (address: SharedGptAddress) => void
+}
+
+export type GptOptions<F = object> = LocalGptOptions<F> | SharedGptOptions<F>
 
 /** Options checked, defaulted and frozen: everything per request reads only this. */
 export interface Settings {
@@ -98,7 +133,8 @@ export interface Settings {
   readonly ifMatch: boolean
   readonly explain: boolean
   readonly actTimeout: number | undefined
-  readonly onAddress: ((address: GptAddress) => void) | undefined
+  readonly onAddress: ((address: GptAddress | SharedGptAddress) => void) | undefined
+  readonly share: ShareSettings | undefined
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
@@ -108,7 +144,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
@@ -122,7 +158,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
   const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false } = options
-  const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress } = options
+  const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress, share } = options
 
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
   const content = resolveContent(options, undefined, path)
@@ -155,7 +191,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     ifMatch,
     explain,
     actTimeout,
-    onAddress: onAddress as Settings['onAddress']
+    onAddress: onAddress as Settings['onAddress'],
+    share: share === undefined ? undefined : resolveShare(share, path)
   })
 }
 
@@ -174,7 +211,7 @@ export function resolveContent (change: Record<string, unknown>, base: Content |
   return Object.freeze({
     prompt,
     messages: freezeJson(messages, path) as unknown as readonly Message[],
-    form: freezeJson(form, path) as JsonObject
+    form: form === base?.form ? base.form : freezeJson(form, path) as JsonObject
   })
 }
 

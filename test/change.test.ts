@@ -84,6 +84,20 @@ describe('Appendix B "Form Change": live updates', () => {
     assert.deepEqual((await app.inject({ method: 'GET', url: '/' })).json(), { p: 'v0', m: [{ role: 'user', content: 'hi' }], s: { const: 0 } })
   })
 
+  it('takes a function of the current content, applied at once', async () => {
+    const { app, address } = await live({ messages: [{ role: 'user', content: 'a' }] })
+    const seen: unknown[] = []
+    const result = address.update((current) => {
+      seen.push(current)
+      return { messages: [...current.messages, { role: 'user', content: 'b' }] }
+    })
+    assert.equal(result, undefined, 'synchronous without sharing')
+    assert.deepEqual(seen, [{ prompt: 'v0', messages: [{ role: 'user', content: 'a' }], form: { const: 0 } }])
+    assert.deepEqual((await app.inject({ method: 'GET', url: '/' })).json().m, [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }])
+    assert.throws(() => address.update(() => ({ form: { type: 'text' } })), { code: 'GPT_ERR_FORM_INVALID' })
+    assert.equal(address.messages.length, 2)
+  })
+
   it('refuses a bad update with a named error and changes nothing', async () => {
     const { app, address } = await live()
     const before = (await app.inject({ method: 'GET', url: '/' })).body
@@ -97,7 +111,7 @@ describe('Appendix B "Form Change": live updates', () => {
   it('refuses anything but an object of changes, naming the address, and changes nothing', async () => {
     const { app, address } = await live({ prefix: '/poll' })
     const before = { etag: address.etag, prompt: address.prompt, form: address.form, arrival: (await app.inject({ method: 'GET', url: '/poll' })).body }
-    for (const change of [null, undefined, 5, 'prompt', ['prompt'], () => ({}), true]) {
+    for (const change of [null, undefined, 5, 'prompt', ['prompt'], true, () => 5, async () => ({}), Promise.resolve({})]) {
       assert.throws(() => address.update(change as never), (error: Error & { code?: string }) => {
         assert.equal(error.code, 'GPT_ERR_OPTION_INVALID', String(change))
         assert.match(error.message, /address \/poll:/)

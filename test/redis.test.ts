@@ -1,37 +1,19 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { createConnection } from 'node:net'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { freePort } from './helpers/port.ts'
+import { startRedis, waitForRedis } from './helpers/redis.ts'
 
-// A real redis-server (Debian's package, installed by .ci/run) on a free loopback port, and two
-// host processes sharing it, as two instances behind a load balancer would.
+// A real redis-server on a free loopback port, and two host processes sharing it, as two
+// instances behind a load balancer would.
 const MAX = 6
-
-function startRedis (port: number): ChildProcess {
-  return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-}
 
 async function startHost (redisPort: number): Promise<{ child: ChildProcess, url: string }> {
   const child = spawn(process.execPath, ['--import', './test/register.js', 'test/fixtures/redis-host.ts', String(redisPort), String(MAX)], { stdio: ['ignore', 'pipe', 'inherit'] })
   const [line] = await once(child.stdout!, 'data') as [Buffer]
   return { child, url: line.toString().trim() }
-}
-
-async function waitForRedis (port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const socket = createConnection(port)
-      socket.once('data', (data) => { socket.destroy(); resolve(data.toString().startsWith('+PONG')) })
-      socket.once('error', () => resolve(false))
-      socket.write('PING\r\n')
-    })
-    if (ok) return
-    await sleep(50)
-  }
-  throw new Error('redis-server did not start')
 }
 
 const post = async (url: string): Promise<number> =>

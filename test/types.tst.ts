@@ -105,3 +105,26 @@ await app.register(gpt, {
 })
 expectType<Equal<Body<{ type: 'object', properties: { a: { $ref: '#/properties/b' }, b: { type: 'integer' } }, additionalProperties: false }>,
   { a?: number, b?: number }>>()
+
+// Without sharing, update() returns nothing; with it, a promise (and a function of the content is taken by both).
+declare const redis: import('ioredis').Redis
+await app.register(gpt, {
+  form: { type: 'integer' },
+  act: (n) => n,
+  onAddress: (address) => {
+    expectType<Equal<ReturnType<typeof address.update>, void>>()
+    address.update((current) => ({ messages: [...current.messages, { role: 'user', content: 'x' }] }))
+  }
+})
+await app.register(gpt, {
+  form: { type: 'integer' },
+  act: (n) => n,
+  share: { redis, key: 'k' },
+  onAddress: (address) => {
+    expectType<Equal<ReturnType<typeof address.update>, Promise<void>>>()
+    // @ts-expect-error a change has form, prompt and messages only
+    address.update({ promt: 'x' }).catch(() => {})
+  }
+})
+// @ts-expect-error share takes an ioredis client
+await app.register(gpt, { form: {}, act: () => 1, share: { redis: 'redis://localhost' } })
