@@ -47,3 +47,7 @@ export const GPT_ERR_FORM_NO_EFFECT = createError<'GPT_ERR_FORM_NO_EFFECT', Name
 /** A `pattern` the linear-time matcher cannot run (a backreference, a lookaround) or that is not valid. */
 export const GPT_ERR_FORM_PATTERN = createError<'GPT_ERR_FORM_PATTERN', Named>(
   'GPT_ERR_FORM_PATTERN', 'fastify-gpt address %s: the form has a pattern that cannot be enforced: %s')
+
+/** A form `unroll` cannot make finite as it stands (src/unroll.ts), or a bad `depth`. */
+export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
+  'GPT_ERR_UNROLL', 'fastify-gpt unroll: %s')

@@ -12,6 +12,7 @@ const main = 'fastify-gpt'
 const parser = 'fastify-gpt/parse'
 const testing = 'fastify-gpt/testing'
 const linter = 'fastify-gpt/lint'
+const unroller = 'fastify-gpt/unroll'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -43,6 +44,12 @@ describe('the published package', () => {
     const { stdout } = await run(process.execPath, [bin, 'lint', form, '--json'])
     assert.ok(Array.isArray(JSON.parse(stdout)))
     await assert.rejects(run(process.execPath, [bin, 'nope']), (error: { code: number, stderr: string }) => error.code === 2 && /usage: fastify-gpt <check \| lint>/.test(error.stderr))
+  })
+
+  it('exports unroll as fastify-gpt/unroll', async () => {
+    const { unroll } = await import(unroller)
+    const form = { type: 'array', items: { $ref: '#' } }
+    assert.deepEqual(unroll(form, { depth: 2 }), { type: 'array', items: { $ref: '#/$defs/root2' }, $defs: { root2: { type: 'array', items: false } } })
   })
 
   it('keeps the linter and the checker out of the address: no module of the core imports them', () => {
