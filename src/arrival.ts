@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import type { Address } from './address.ts'
-import { renderPage } from './html.ts'
+import { renderPage, type RuntimeVerdict } from './html.ts'
 import type { Content, Settings } from './options.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
@@ -23,19 +23,22 @@ export function buildArrival (content: Content, settings: Settings): Arrival {
 
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
   const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form }))
+  // Once per edition, like everything here: the entry's review may refuse the form by throwing.
+  const runtimes = settings.review?.(content.form) ?? []
   return {
     json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
-    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common)
+    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes)
   }
 }
 
-function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>): Representation {
+function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>,
+  runtimes: readonly RuntimeVerdict[]): Representation {
   const view = { path: settings.path, ...content }
   if (typeof settings.html === 'function') {
     const page = Buffer.from(String(settings.html(view)))
     return representation(page, { ...common, 'content-type': 'text/html; charset=utf-8' })
   }
-  const page = renderPage(view)
+  const page = renderPage(view, runtimes)
   return representation(Buffer.from(page.html), {
     ...common,
     'content-type': 'text/html; charset=utf-8',

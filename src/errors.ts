@@ -55,3 +55,11 @@ export const GPT_ERR_FORM_PATTERN = createError<'GPT_ERR_FORM_PATTERN', Named>(
  */
 export const GPT_ERR_EDITION_NOT_STORED = createError<'GPT_ERR_EDITION_NOT_STORED', Named>(
   'GPT_ERR_EDITION_NOT_STORED', 'fastify-gpt address %s: the edition was not stored in Redis: %s')
+
+/** A form `unroll` cannot make finite as it stands (src/unroll.ts), or a bad `depth`. */
+export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
+  'GPT_ERR_UNROLL', 'fastify-gpt unroll: %s')
+
+/** A decoder named in `lint: { require }` would refuse the form or loosen part of it (docs/forms.md). */
+export const GPT_ERR_FORM_DECODER = createError<'GPT_ERR_FORM_DECODER', Named>(
+  'GPT_ERR_FORM_DECODER', 'fastify-gpt address %s: a decoder the address requires would not act on the form exactly: %s')

@@ -328,9 +328,11 @@ function locate (form: Json): Map<object, string> {
 function refusal (error: unknown, address: string): Error {
   if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
   if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
-  // The validator follows a schema that is only a $ref to its target: refs that name only one
-  // another, and some $id-relative refs it resolves in a loop, send it round until the stack ends.
-  if (error instanceof RangeError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator went round its $refs without end')
+  // The validator recurses as it follows $refs and nested subschemas: refs that name only one
+  // another, some $id-relative refs, and chains nested some hundreds deep exhaust its stack.
+  if (error instanceof RangeError) {
+    return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator ran out of stack following its $refs: they lead only to one another, or nest too deep (an unrolled form past about 150 levels)')
+  }
   const message = error instanceof Error ? error.message : String(error)
   // The walk above names these with their place; the validator meets them first only in a
   // subschema that a $ref reaches outside the schema locations (under "default", say).

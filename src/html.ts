@@ -7,6 +7,16 @@ import { STYLE } from './page/style.ts'
 
 export { escapeHtml }
 
+/**
+ * What lint says of one decoder profile and this form (docs/forms.md): its runtime refuses the form,
+ * loosens part of it (its actors may send bodies refused with a 204), or enforces all of it.
+ */
+export interface RuntimeVerdict {
+  readonly decoder: string
+  readonly runtimes: string
+  readonly verdict: 'refused' | 'loosened' | 'exact'
+}
+
 /** An HTML page and the Content-Security-Policy that admits exactly its inline script and style. */
 export interface Page {
   readonly html: string
@@ -66,13 +76,40 @@ function leftOut (inputs: string): string {
   return switches + choices
 }
 
+const VERDICT_MEANING = {
+  refused: 'its runtime refuses the form: an actor using it cannot act',
+  loosened: 'it does not enforce all of the form: its actors may send bodies the address refuses',
+  exact: 'every body it produces, the address accepts'
+}
+
+/** draft §7.1: which constrained decoders produce only what the form admits, as lint found them. */
+function runtimeTable (runtimes: readonly RuntimeVerdict[]): string {
+  if (runtimes.length === 0) return ''
+  const rows = runtimes.map(({ decoder, runtimes, verdict }) =>
+    `<tr><th scope="row"><code>${escapeHtml(decoder)}</code></th><td>${escapeHtml(runtimes)}</td>` +
+    `<td class="verdict ${verdict}" title="${VERDICT_MEANING[verdict]}">${verdict}</td></tr>`)
+  return `<section aria-labelledby="runtimes-title">
+<h2 id="runtimes-title">Who can act here</h2>
+<p class="lead">What fastify-gpt's lint found for each constrained decoder: <em>refused</em>, ${VERDICT_MEANING.refused};
+<em>loosened</em>, ${VERDICT_MEANING.loosened}; <em>exact</em>, ${VERDICT_MEANING.exact}.</p>
+<table class="runtimes">
+<thead><tr><th scope="col">decoder</th><th scope="col">runtimes</th><th scope="col">verdict</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table>
+</section>
+`
+}
+
 /**
  * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
  * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
  * raw JSON editor, an Act button, and the published form itself. Everything from p, m and s is
- * escaped; the one script and the one stylesheet are constants, allowed by hash.
+ * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
+ * the address linted its form, is shown as a table of who can act.
  */
-export function renderPage (view: AddressView): Page {
+export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = []): Page {
   const here = escapeHtml(view.path)
   const inputs = renderInputs(view.form)
   const html = `<!doctype html>
@@ -118,7 +155,7 @@ ${inputs}
 A body it does not validate is refused, always with the same bare 204.</p>
 <pre class="schema"><code>${escapeHtml(JSON.stringify(view.form, null, 2))}</code></pre>
 </section>
-</main>
+${runtimeTable(runtimes)}</main>
 <footer>
 <p>For programs: a GET without <code>Accept: text/html</code> returns <code>{"p", "m", "s"}</code> as JSON, and a POST of the JSON body acts (draft-ferguson-gpt-00).</p>
 <pre><code>curl -s <span class="here">${here}</span>

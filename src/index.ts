@@ -16,6 +16,7 @@ import { installAct } from './act.ts'
 import { Address } from './address.ts'
 import { arrivalHandler } from './arrival.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
+import { reviewed } from './review.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -43,7 +44,7 @@ function quiet (_request: FastifyRequest, reply: FastifyReply, payload: unknown,
  */
 async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
-  const settings = resolveOptions(options as unknown as Record<string, unknown>, path)
+  const settings = reviewed(resolveOptions(options as unknown as Record<string, unknown>, path), options.maxDepth !== undefined, instance.log)
   const address = new Address(settings)
   await address.share(instance.log)
   instance.addHook('onClose', async () => { await address.close() })
@@ -114,6 +115,7 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
+export { MAX_DEPTH_CEILING } from './review.ts'
 export type { Body } from './body.ts'
 export type {
   Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update

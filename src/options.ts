@@ -4,6 +4,8 @@ import type { Body } from './body.ts'
 import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { freezeJson, type JsonObject } from './form.ts'
 import { resolveShare, type ShareOptions, type ShareSettings } from './editions.ts'
+import type { RuntimeVerdict } from './html.ts'
+import type { DecoderName } from './lint/types.ts'
 import { DEFAULT_MAX_DEPTH } from './parse.ts'
 
 /** One prior message of the arrival's `m` (draft §3.2). */
@@ -88,8 +90,17 @@ interface CommonOptions<F> {
    * then is rejected like any other, and its connection closed. Default 10000.
    */
   bodyTimeout?: number
-  /** Deepest nesting of arrays and objects in an act body. Default 64. */
+  /**
+   * Deepest nesting of arrays and objects in an act body. Default 64, or the form's own bound
+   * when the form admits deeper values and bounds their depth (up to 512).
+   */
   maxDepth?: number
+  /**
+   * Lint the form at registration and on each update, logging what it found in one line at info
+   * (docs/forms.md). `{ require: [...] }`: a form one of these decoders would refuse or loosen fails
+   * with GPT_ERR_FORM_DECODER. `false`: no lint. Default `true`.
+   */
+  lint?: boolean | { readonly require: readonly DecoderName[] }
   /** `@fastify/rate-limit` options for this address, or `false`. Default 60 requests a minute per client. */
   rateLimit?: RateLimitPluginOptions | false
   /** Serve an HTML view to clients preferring text/html; a function returns the page. Default `true`. */
@@ -128,6 +139,9 @@ export interface Settings {
   readonly bodyLimit: number
   readonly bodyTimeout: number
   readonly maxDepth: number
+  readonly lint: false | { readonly require: readonly string[] }
+  /** Set by the plugin entry: lint's word on each edition's form, which may refuse it by throwing. */
+  readonly review?: ((form: JsonObject) => readonly RuntimeVerdict[]) | undefined
   readonly rateLimit: RateLimitPluginOptions | false
   readonly html: boolean | ((address: AddressView) => string)
   readonly ifMatch: boolean
@@ -143,7 +157,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 /** draft §7.4: the arrival is served to anyone, so limit rates by default. */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
-const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'rateLimit', 'html',
+const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
   'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
@@ -157,7 +171,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
-  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false } = options
+  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false, lint = true } = options
   const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress, share } = options
 
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
@@ -169,6 +183,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   if (!isPositiveInteger(bodyLimit)) throw invalid('"bodyLimit" must be a positive integer number of bytes')
   if (!isDelay(bodyTimeout)) throw invalid(`"bodyTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
   if (!isPositiveInteger(maxDepth)) throw invalid('"maxDepth" must be a positive integer')
+  if (typeof lint !== 'boolean' && !isLintRequirement(lint)) throw invalid('"lint" must be a boolean or { require: [decoder names] }')
   if (rateLimit !== false && (rateLimit === null || typeof rateLimit !== 'object')) {
     throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
   }
@@ -186,6 +201,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     bodyLimit,
     bodyTimeout,
     maxDepth,
+    lint: lint === false ? false : { require: Object.freeze(lint === true ? [] : [...lint.require]) },
     rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
     html: html as Settings['html'],
     ifMatch,
@@ -219,6 +235,12 @@ function isMessage (value: unknown): value is Message {
   if (value === null || typeof value !== 'object') return false
   const keys = Object.keys(value)
   return keys.length === 2 && typeof (value as Message).role === 'string' && typeof (value as Message).content === 'string'
+}
+
+function isLintRequirement (value: unknown): value is { require: readonly string[] } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const { require, ...rest } = value as { require?: unknown }
+  return Object.keys(rest).length === 0 && Array.isArray(require) && require.every((name) => typeof name === 'string')
 }
 
 const isPositiveInteger = (value: unknown): value is number =>

@@ -5,6 +5,9 @@ import { Script } from 'node:vm'
 import Fastify from 'fastify'
 import gpt, { type GptOptions } from '../src/index.ts'
 import { renderPage } from '../src/html.ts'
+import { PROFILES } from '../src/lint/decoders.ts'
+import { DECODERS, lint } from '../src/lint/index.ts'
+import { runtimeVerdicts } from '../src/review.ts'
 import { MAX_NODES, MAX_REPEAT } from '../src/page/inputs.ts'
 import { SCRIPT } from '../src/page/script.ts'
 import type { JsonObject } from '../src/form.ts'
@@ -116,6 +119,27 @@ describe('the page (draft §3.3)', () => {
     assert.ok(shown !== undefined)
     const text = shown.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')
     assert.equal(text, JSON.stringify(nested, null, 2))
+  })
+
+  it('shows which runtimes can act: refused, loosened or exact per decoder profile, as lint found', async () => {
+    // openai-strict refuses an optional member; anthropic loosens maxLength; XGrammar enforces it all.
+    const form = { type: 'object', properties: { a: { type: 'string', maxLength: 5 } }, additionalProperties: false }
+    const rows = (body: string): string[][] => all(body, /<tr><th scope="row"><code>([^<]*)<\/code><\/th><td>([^<]*)<\/td><td class="verdict ([a-z]+)" title="[^"]*">([a-z]+)<\/td><\/tr>/)
+      .map((m) => [m[1] as string, m[3] as string, m[4] as string])
+    const { body } = await page({ form })
+    assert.match(body, /<h2 id="runtimes-title">Who can act here<\/h2>/)
+    const shown = rows(body)
+    assert.deepEqual(shown.map(([decoder]) => decoder), [...DECODERS].sort((a, b) => PROFILES.findIndex((p) => p.name === a) - PROFILES.findIndex((p) => p.name === b)))
+    assert.deepEqual(shown, runtimeVerdicts(lint(form)).map((v) => [v.decoder, v.verdict, v.verdict]))
+    const verdict = Object.fromEntries(shown.map(([decoder, verdict]) => [decoder, verdict]))
+    assert.deepEqual([verdict['openai-strict'], verdict['anthropic'], verdict['xgrammar']], ['refused', 'loosened', 'exact'])
+    assert.doesNotMatch((await page({ form, lint: false })).body, /runtimes-title/)
+    assert.doesNotMatch(view(form).html, /runtimes-title/)
+  })
+
+  it('escapes what it is given for the table of runtimes', () => {
+    const { html } = renderPage({ path: '/', prompt: '', messages: [], form: {} }, [{ decoder: '<x>', runtimes: 'a & b', verdict: 'exact' }])
+    assert.match(html, /<code>&lt;x&gt;<\/code><\/th><td>a &amp; b<\/td>/)
   })
 })
 

@@ -12,6 +12,7 @@ const main = 'fastify-gpt'
 const parser = 'fastify-gpt/parse'
 const testing = 'fastify-gpt/testing'
 const linter = 'fastify-gpt/lint'
+const unroller = 'fastify-gpt/unroll'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -45,11 +46,23 @@ describe('the published package', () => {
     await assert.rejects(run(process.execPath, [bin, 'nope']), (error: { code: number, stderr: string }) => error.code === 2 && /usage: fastify-gpt <check \| lint>/.test(error.stderr))
   })
 
-  it('keeps the linter and the checker out of the address: no module of the core imports them', () => {
-    for (const name of ['index', 'act', 'address', 'arrival', 'form', 'options', 'parse', 'html', 'bounded', 'cycles', 'keywords', 'pattern']) {
-      const source = readFileSync(new URL(`../src/${name}.ts`, import.meta.url), 'utf8')
-      assert.doesNotMatch(source, /from '\.\/(lint|cli|check)\/|from '\.\/testing/, name)
+  it('exports unroll as fastify-gpt/unroll', async () => {
+    const { unroll } = await import(unroller)
+    const form = { type: 'array', items: { $ref: '#' } }
+    assert.deepEqual(unroll(form, { depth: 2 }), { type: 'array', items: { $ref: '#/$defs/root2' }, $defs: { root2: { type: 'array', items: false } } })
+  })
+
+  it('keeps the linter and the checker out of the address\'s core: only the entry wires the linter in, through review.ts', () => {
+    const source = (name: string): string => readFileSync(new URL(`../src/${name}.ts`, import.meta.url), 'utf8')
+    // The modules a file imports at run time (an `import type` is erased when compiled).
+    const runtime = (name: string): string[] => [...source(name).matchAll(/^import\s+(type\s)?[\s\S]*?\sfrom '([^']+)'/gm)]
+      .filter((m) => m[1] === undefined).map((m) => m[2] as string)
+    const tooling = /^\.\/(lint|cli|check)\/|^\.\/testing|^\.\/review/
+    for (const name of ['act', 'address', 'arrival', 'form', 'options', 'parse', 'html', 'bounded', 'cycles', 'keywords', 'pattern', 'unroll']) {
+      assert.deepEqual(runtime(name).filter((from) => tooling.test(from)), [], name)
     }
+    assert.deepEqual(runtime('index').filter((from) => tooling.test(from)), ['./review.ts'])
+    assert.ok(runtime('review').includes('./lint/index.ts'))
   })
 
   it('runs on the host\'s Fastify: a peer dependency that nothing installed with it brings again', () => {

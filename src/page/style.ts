@@ -98,6 +98,12 @@ button:disabled { opacity: .45; cursor: not-allowed; border-color: var(--line); 
 .outcome.limited p { color: var(--limited); }
 pre { margin: 0; padding: .75rem; overflow: auto; background: var(--card); border: 1px solid var(--line); border-radius: .6rem; }
 .schema { max-height: 32rem; }
+.runtimes { border-collapse: collapse; background: var(--card); border: 1px solid var(--line); font-size: .92rem; }
+.runtimes th, .runtimes td { text-align: left; padding: .35rem .75rem; border-top: 1px solid var(--line); }
+.runtimes thead th { color: var(--muted); font-weight: 600; }
+.verdict.exact { color: var(--done); }
+.verdict.loosened { color: var(--limited); }
+.verdict.refused { color: var(--rejected); font-weight: 600; }
 html:not(.live) .needs-script { display: none; }
 noscript p { color: var(--muted); }
 footer { margin-top: 2.5rem; color: var(--muted); font-size: .9rem; }
