@@ -86,6 +86,12 @@ family('uniqueItems over objects', { type: 'array', uniqueItems: true }, quick ?
   (count, worst) => Array.from({ length: count }, (_, i) => ({ id: worst && i === 0 ? count - 1 : i, tag: 'item' })),
   (count) => `${count} objects`)
 
+// Patterns: nested quantifiers backtrack exponentially in V8, an unanchored star quadratically.
+family('pattern ^(a+)+$', { type: 'string', pattern: '^(a+)+$' }, quick ? [10, 16, 20] : [10, 16, 20, 22, 24, 26, 60_000],
+  (length, worst) => 'a'.repeat(length) + (worst ? '!' : ''), (length) => `${length} characters`)
+family('pattern [a-z]*[0-9]', { type: 'string', pattern: '[a-z]*[0-9]' }, quick ? [1000, 4000] : [1000, 8000, 60_000],
+  (length, worst) => 'a'.repeat(length) + (worst ? '' : '1'), (length) => `${length} characters`)
+
 // ---- the search: random recursive union-heavy forms. For each form, values it admits (from the
 // checker's generator) and random bodies; each rejected body against the accepted bodies of the
 // same form nearest its size ----
