@@ -5,9 +5,8 @@ import type { FastifyBaseLogger } from 'fastify'
 import { GPT_ERR_FORM_DECODER, GPT_ERR_OPTION_INVALID } from './errors.ts'
 import type { JsonObject } from './form.ts'
 import type { RuntimeVerdict } from './html.ts'
-import { PROFILES } from './lint/decoders.ts'
 import { extents } from './lint/extent.ts'
-import { DECODERS, lint, type DecoderName, type Finding } from './lint/index.ts'
+import { DECODERS, lint, runtimeVerdicts, type Finding } from './lint/index.ts'
 import type { Settings } from './options.ts'
 import { DEFAULT_MAX_DEPTH } from './parse.ts'
 
@@ -34,16 +33,6 @@ export function ownMaxDepth (form: JsonObject): number {
     return DEFAULT_MAX_DEPTH // not a valid schema: compiling it, next, refuses it with a named error
   }
   return deepest === Infinity || deepest <= DEFAULT_MAX_DEPTH ? DEFAULT_MAX_DEPTH : Math.min(deepest, MAX_DEPTH_CEILING)
-}
-
-/** Which decoder profiles can act on the address: refused, loosened or exact, from lint's findings. */
-export function runtimeVerdicts (findings: readonly Finding[]): RuntimeVerdict[] {
-  const says = (rule: string, decoder: DecoderName): boolean => findings.some((f) => f.rule === rule && f.decoders.includes(decoder))
-  return PROFILES.map(({ name, runtimes }) => ({
-    decoder: name,
-    runtimes,
-    verdict: says('decoder-refuses', name) ? 'refused' : says('decoder-loosens', name) ? 'loosened' : 'exact'
-  }))
 }
 
 /**

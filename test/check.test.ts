@@ -5,7 +5,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify from 'fastify'
 import gpt, { type GptOptions } from '../src/index.ts'
-import { checkAddress, injectSender, type Report, type Response, type Send } from '../src/testing.ts'
+import { checkAddress, formatReport, injectSender, type Report, type Response, type Send } from '../src/testing.ts'
 import { check } from '../src/check/run.ts'
 import { noteBoard, poll } from '../example/addresses.js'
 import { faultyHost, type Fault } from './helpers/faulty.ts'
@@ -32,6 +32,10 @@ describe('addresses that keep the draft pass every check', () => {
     // within the example host's rate limit (60 a minute) and the default budget
     assert.ok(board.requests < 60)
     assert.equal(board.rateLimited, 0)
+    // The linter's word on the form comes with the report: advice, never a failed check.
+    assert.deepEqual(board.form?.runtimes.map((r) => r.decoder), ['openai-strict', 'anthropic', 'gemini', 'llama-cpp', 'xgrammar', 'outlines', 'llguidance'])
+    assert.equal(board.form?.runtimes.find((r) => r.decoder === 'openai-strict')?.verdict, 'refused', 'an optional member: OpenAI strict refuses')
+    assert.match(formatReport(board), /The form \(fastify-gpt lint: advice for its author, not checks\): \d+ error\(s\), \d+ warning\(s\)\n {2}exact: .*\n {2}loosened: .*\n {2}refused: .*openai-strict/)
 
     const votes = await checkAddress(app, { path: '/poll', acts: 6 })
     assert.deepEqual(failed(votes), [])

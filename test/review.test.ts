@@ -3,9 +3,9 @@ import { describe, it } from 'node:test'
 import Fastify from 'fastify'
 import gpt, { MAX_DEPTH_CEILING, type GptAddress, type GptOptions } from '../src/index.ts'
 import type { JsonObject } from '../src/form.ts'
-import { lint } from '../src/lint/index.ts'
+import { lint, runtimeVerdicts } from '../src/lint/index.ts'
 import { DEFAULT_MAX_DEPTH } from '../src/parse.ts'
-import { ownMaxDepth, runtimeVerdicts } from '../src/review.ts'
+import { ownMaxDepth } from '../src/review.ts'
 import { unroll } from '../src/unroll.ts'
 
 interface Entry { level: number, msg: string, address?: string, lint?: { errors: number, warnings: number, first: string[] }, maxDepth?: number }

@@ -50,6 +50,12 @@ export function formatReport (report: Report): string {
       out.push(result.outcome === 'fail' ? line(result).split('\n')[0] as string : line(result))
     }
   }
+  if (report.form !== undefined) {
+    const { errors, warnings, runtimes } = report.form
+    const who = (verdict: string): string => runtimes.filter((r) => r.verdict === verdict).map((r) => r.decoder).join(', ') || 'none'
+    out.push('', `The form (fastify-gpt lint: advice for its author, not checks): ${errors} error(s), ${warnings} warning(s)`,
+      `  exact: ${who('exact')}`, `  loosened: ${who('loosened')}`, `  refused: ${who('refused')}`)
+  }
   const { pass, fail, skip } = report.counts
   const musts = failed.filter((r) => r.level === 'MUST').length
   out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${report.requests} requests` +

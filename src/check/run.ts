@@ -2,7 +2,8 @@ import { checkAct } from './act.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { Results } from './results.ts'
-import type { CheckOptions, Report, Send } from './types.ts'
+import { lint, runtimeVerdicts } from '../lint/index.ts'
+import type { CheckOptions, FormSummary, Report, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -29,7 +30,14 @@ export async function check (send: Send, target: string, options: CheckOptions =
   const { reached, form } = await checkArrival(client, results)
   // nothing answered: no other check can say anything
   if (reached) await checkAct(client, results, form, { acts, bodySize: options.bodySize ?? DEFAULT_BODY_SIZE, seed: options.seed ?? 1 })
-  return report(target, options, client, results)
+  return { ...report(target, options, client, results), ...(form === undefined ? {} : { form: summary(form) }) }
+}
+
+/** The linter's word on the form, summarised: which actors' decoders can act on it exactly. */
+function summary (form: object): FormSummary {
+  const findings = lint(form)
+  const count = (severity: string): number => findings.filter((f) => f.severity === severity).length
+  return { errors: count('error'), warnings: count('warning'), runtimes: runtimeVerdicts(findings) }
 }
 
 function report (target: string, options: CheckOptions, client: Client, results: Results): Report {

@@ -1,3 +1,4 @@
+import type { RuntimeVerdict } from '../html.ts'
 // The checker's vocabulary: what a check sends, what comes back and what it concludes. Nothing
 // here knows HTTP or Fastify: a transport is any function from a request to a response.
 
@@ -67,6 +68,15 @@ export interface Report {
   /** 429 answers met (each waited out, as Retry-After asked, or given up on). */
   readonly rateLimited: number
   readonly results: readonly CheckResult[]
+  /** What `fastify-gpt lint` says of the form `s`: advice for its author, never a failed check. */
+  readonly form?: FormSummary
+}
+
+export interface FormSummary {
+  readonly errors: number
+  readonly warnings: number
+  /** Each decoder profile: whether its runtimes refuse the form, loosen it, or enforce it exactly. */
+  readonly runtimes: readonly RuntimeVerdict[]
 }
 
 export interface CheckOptions {

@@ -1,6 +1,7 @@
 // fastify-gpt/lint: who can act on a form, and what it really admits. Runs once per form, before
 // any actor arrives; the address itself never imports it. Rules and fixes: docs/forms.md.
 import { limits, disagreements } from './address.ts'
+import type { RuntimeVerdict } from '../html.ts'
 import { PROFILES, type Context, type Judgement, type Profile } from './decoders.ts'
 import { refCycles } from './recursion.ts'
 import { walk, type Json } from './schema.ts'
@@ -82,4 +83,14 @@ const MEANING: Record<Judgement['verdict'], string> = {
   refused: 'Refused by the runtime, so an actor using it cannot act',
   loosened: 'Not enforced while decoding, so an actor may produce bodies the address refuses',
   tightened: 'Produced more narrowly than the form admits (no body is refused for it)'
+}
+
+/** Which decoder profiles can act on the address: refused, loosened or exact, from lint's findings. */
+export function runtimeVerdicts (findings: readonly Finding[]): RuntimeVerdict[] {
+  const says = (rule: string, decoder: DecoderName): boolean => findings.some((f) => f.rule === rule && f.decoders.includes(decoder))
+  return PROFILES.map(({ name, runtimes }) => ({
+    decoder: name,
+    runtimes,
+    verdict: says('decoder-refuses', name) ? 'refused' : says('decoder-loosens', name) ? 'loosened' : 'exact'
+  }))
 }
