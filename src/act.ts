@@ -154,7 +154,7 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
         done(null, parse(bytes, { maxDepth }))
       } catch (error) {
         // Where a duplicate stands takes a second pass: only for `explain` or a debug log.
-        const told = settings.explain || (request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') !== false
+        const told = settings.explain || (request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') === true
         done(null, new Rejected(error instanceof ParseError ? (told ? error.describe() : error.message) : 'unparsable'))
       }
     })

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { ParseError } from '../src/parse.ts'
 import { describe, it } from 'node:test'
 import Fastify, { type LightMyRequestResponse } from 'fastify'
 import gpt, { type Act } from '../src/index.ts'
@@ -154,9 +155,23 @@ describe('§5.3 response', () => {
     await app.inject({ method: 'POST', url: '/', payload: '{}' })
     const reasons = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'gpt: act rejected')
     assert.equal(reasons.length, 2)
-    assert.match(reasons[0].reason, /duplicate/)
+    assert.match(reasons[0].reason, /duplicate member "note" in the object at the root/)
     assert.match(reasons[1].reason, /required/)
     for (const entry of reasons) assert.equal(entry.level, 20)
+  })
+
+  it('looks for a duplicate member only where someone reads it: a debug log or explain', async (t) => {
+    const describe = t.mock.method(ParseError.prototype, 'describe')
+    const duplicate = { method: 'POST' as const, url: '/', payload: '{"note":"a","note":"b"}' }
+    const quiet = await host({}, { logger: { level: 'info', stream: { write: () => {} } } })
+    assert.equal((await quiet.app.inject(duplicate)).statusCode, 204)
+    const silent = await host() // Fastify's logger off
+    assert.equal((await silent.app.inject(duplicate)).statusCode, 204)
+    assert.equal(describe.mock.callCount(), 0)
+    await (await host({}, { logger: { level: 'debug', stream: { write: () => {} } } })).app.inject(duplicate)
+    assert.equal(describe.mock.callCount(), 1)
+    await (await host({ explain: true })).app.inject(duplicate)
+    assert.equal(describe.mock.callCount(), 2)
   })
 
   it('a throwing act gets a bare 500 that leaks nothing, and the host keeps serving', async () => {
