@@ -22,12 +22,26 @@ for (const file of files(root)) {
     await check(group.schema, t, `${file.slice(root.length + 1)}: ${group.description}`, group.tests.map((test) => test.data))
   }
 }
+// Loosened claims no body could show, each for the one reason docs/forms.md gives: the keyword is
+// ignored beside $ref, allOf or anyOf/oneOf, but the schemas the converter compiles in its place
+// are closed by strict mode, so they never produce what the ignored keyword would refuse. lint
+// does not compare the two; it says "loosened" where the converter drops the keyword.
+const UNSHOWN = [
+  'ref.json: ref applies alongside sibling keywords: /properties/foo/maxItems',
+  'ref.json: ref creates new scope when adjacent to keywords: /properties',
+  ...['unevaluatedProperties with nested properties', 'unevaluatedProperties with anyOf', 'unevaluatedProperties with oneOf',
+    'unevaluatedProperties with $ref', 'unevaluatedProperties before $ref'].flatMap((name) =>
+    ['properties', 'unevaluatedProperties'].map((keyword) => `unevaluatedProperties.json: ${name}: /${keyword}`)),
+  'unevaluatedProperties.json: nested unevaluatedProperties, outer true, inner false, properties outside: /properties',
+  'unevaluatedProperties.json: in-place applicator siblings, anyOf has unevaluated: /allOf'
+]
+const listed = (line: string): boolean => UNSHOWN.some((claim) => line.startsWith(`${claim} `))
 const { refusedDisagreed, loosenedUnshown, exactBroken, ...counts } = t
-console.log(`lint against XGrammar over the suite: ${JSON.stringify(counts)}`)
-for (const [what, list] of Object.entries({ refusedDisagreed, loosenedUnshown, exactBroken })) {
+const unlisted = loosenedUnshown.filter((line) => !listed(line))
+console.log(`lint against XGrammar over the suite: ${JSON.stringify({ ...counts, loosenedUnshownListed: loosenedUnshown.length - unlisted.length })}`)
+for (const [what, list] of Object.entries({ refusedDisagreed, loosenedUnshown: unlisted, exactBroken })) {
   console.log(`${what}: ${list.length}`)
   for (const line of list) console.log(`  ${line.slice(0, 300)}`)
 }
-// A form lint calls exact must be: that failing is an error. Refusals and loosenings lint could
-// not show on the suite's schemas are listed in docs/forms.md, not yet failures.
-process.exitCode = exactBroken.length > 0 ? 1 : 0
+// Any disagreement the list does not name fails the check.
+process.exitCode = refusedDisagreed.length + unlisted.length + exactBroken.length > 0 ? 1 : 0

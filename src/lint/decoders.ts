@@ -1,6 +1,7 @@
 // What each constrained decoder does with each keyword of a form, in its context. Sources, dates
 // and what was checked against the real converters: docs/forms.md.
 import { disjointOneOf } from './unions.ts'
+import { converterWalk, IRREGULAR } from './xgrammar.ts'
 import { isObject, listOf, literals, ownTypes, refTarget, resolve, typeOf, type Json, type JsonObject, type Place } from './schema.ts'
 import type { DecoderName } from './types.ts'
 
@@ -63,21 +64,6 @@ function nullable (schema: Json): boolean {
   return !('oneOf' in schema) || branches('oneOf').filter(nullable).length === 1
 }
 
-/** Lower bounds above upper bounds: a converter that builds a range refuses them. */
-function inverted (schema: JsonObject): string[] {
-  const out: string[] = []
-  const pair = (low: string, high: string): void => {
-    const a = num(schema, low)
-    const b = num(schema, high)
-    if (a !== undefined && b !== undefined && a > b) out.push(low)
-  }
-  pair('minimum', 'maximum')
-  pair('minLength', 'maxLength')
-  pair('minItems', 'maxItems')
-  pair('minProperties', 'maxProperties')
-  return out
-}
-
 /** A literal of `enum`/`const` that its sibling `type` does not admit. */
 const typeBesideLiterals = (schema: JsonObject): boolean => {
   const values = literals(schema)
@@ -89,10 +75,6 @@ const typeBesideLiterals = (schema: JsonObject): boolean => {
   })
 }
 
-// Pattern syntax a regular-grammar converter cannot build: lookaround, backreferences, \p{...}.
-const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
-const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
-
 function oneOf (schema: JsonObject, context: Context, verdict: 'loosened' | 'refused', why: string): Judgement[] {
   if (!('oneOf' in schema) || disjointOneOf(context.form, schema)) return []
   return [{ keyword: 'oneOf', verdict, why }]
@@ -100,78 +82,16 @@ function oneOf (schema: JsonObject, context: Context, verdict: 'loosened' | 'ref
 
 // ---------------------------------------------------------------------------------------------
 // XGrammar, as @mlc-ai/web-xgrammar 0.1.27 compiles it (strict mode, the default of vLLM and
-// SGLang): every judgement here is checked against the converter by test/lint-xgrammar.test.ts.
-const XG_LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference'])
-/** Numeric bounds as measured: a lower bound alone is dropped, as are a number's upper bounds. */
-function xgrammarBounds (schema: JsonObject, number: boolean): Judgement[] {
-  const low = present(schema, ['minimum', 'exclusiveMinimum'])
-  const high = present(schema, ['maximum', 'exclusiveMaximum'])
-  const out: Judgement[] = []
-  if (high.length === 0) out.push(...each(low.filter((key) => (num(schema, key) ?? 0) > 0), 'loosened', 'a positive lower bound without an upper one is not compiled'))
-  if (number) {
-    out.push(...each(high, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10)'))
-    if (high.length > 0) out.push(...each(present(schema, ['exclusiveMinimum']), 'loosened', 'a number\'s exclusive bound is not compiled'))
-  }
-  return out
-}
-
+// SGLang): src/lint/xgrammar.ts walks the form as its converter does, once per lint; every
+// judgement is checked against the converter by test/lint-xgrammar.test.ts.
+const walks = new WeakMap<Context, Map<string, Judgement[]>>()
 const xgrammar: Profile = {
   name: 'xgrammar',
   runtimes: 'vLLM, SGLang, Ollama (MLX runner), MLC',
-  judge (schema, place, context) {
-    if (schema === false) {
-      const where = place.pointer.split('/').at(-1) ?? ''
-      return ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems'].includes(where)
-        ? []
-        : [{ keyword: '', verdict: 'refused', why: 'the converter refuses a schema that admits nothing' }]
-    }
-    // not, then, else, allOf and dependentSchemas are judged where they stand: never compiled,
-    // but for an allOf of one alternative, which is compiled in its place.
-    const sole = place.pointer.endsWith('/allOf/0') && listOf(place.parent?.['allOf']).length === 1
-    if (!isObject(schema) || (place.role === 'in-place' && !sole)) return []
-    const out: Judgement[] = []
-    if (Array.isArray(schema['enum']) && schema['enum'].length === 0) out.push({ keyword: 'enum', verdict: 'refused', why: 'the grammar of an empty enum does not parse' })
-    out.push(...each(inverted(schema), 'refused', 'the converter refuses a lower bound above the upper one'))
-    const types = ownTypes(schema)
-    if (types !== undefined && types.size === 1 && types.has('integer')) {
-      out.push(...each(present(schema, ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])
-        .filter((key) => !Number.isInteger(schema[key])), 'refused', 'the converter refuses an integer bound that is not a whole number'))
-    }
-    if (typeof schema['pattern'] === 'string' && IRREGULAR.test(schema['pattern'])) {
-      out.push({ keyword: 'pattern', verdict: 'refused', why: 'its regular-expression converter has no lookaround, backreferences or \\p{...}' })
-    }
-    if (out.some((j) => j.verdict === 'refused')) return out
-    // What stands beside $ref, anyOf, oneOf or allOf (the first of them) is not compiled.
-    const composite = ['$ref', 'anyOf', 'oneOf', 'allOf'].find((key) => key in schema)
-    if (composite !== undefined) {
-      const ignored = [...ASSERTIONS].filter((key) => key in schema && key !== composite)
-      out.push(...each(ignored, 'loosened', `ignored beside ${composite}`))
-      if (composite === 'allOf' && listOf(schema['allOf']).length > 1) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'an allOf of more than one alternative is not compiled' })
-      if (composite === 'oneOf') out.push(...oneOf(schema, context, 'loosened', 'compiled as anyOf: a value matching two alternatives is produced'))
-      return out
-    }
-    if (typeBesideLiterals(schema)) out.push({ keyword: 'type', verdict: 'loosened', why: 'ignored beside enum or const' })
-    out.push(...each(present(schema, ['not', 'then', 'else', 'dependentSchemas', 'dependentRequired', 'uniqueItems', 'contains',
-      'minContains', 'maxContains', 'multipleOf', 'unevaluatedItems', 'unevaluatedProperties']), 'loosened', 'not compiled into the grammar'))
-    if (types === undefined) {
-      out.push(...each(present(schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT]).filter((key) => !out.some((j) => j.keyword === key)), 'loosened', 'ignored without a type'))
-      return out
-    }
-    out.push(...xgrammarBounds(schema, types.has('number')))
-    if ('pattern' in schema) out.push(...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'dropped beside pattern'))
-    else if (typeof schema['format'] === 'string' && XG_LOOSE_FORMATS.has(schema['format'])) {
-      out.push({ keyword: 'format', verdict: 'loosened', why: 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all' })
-    }
-    if (typeof schema['pattern'] === 'string' && schema['pattern'].includes('\\S')) out.push({ keyword: 'pattern', verdict: 'loosened', why: '\\S is compiled loosely (a space passes)' })
-    if (typeof schema['pattern'] === 'string' && !anchored(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'tightened', why: 'matched as if anchored at both ends' })
-    if (types.has('object')) {
-      const named = isObject(schema['properties']) ? schema['properties'] : {}
-      if (listOf(schema['required']).some((name) => typeof name === 'string' && !Object.hasOwn(named, name))) {
-        out.push({ keyword: 'required', verdict: 'loosened', why: 'a required name missing from properties is not required' })
-      }
-      if (!('additionalProperties' in schema)) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced (strict mode)' })
-    }
-    return out
+  judge (_, place, context) {
+    let said = walks.get(context)
+    if (said === undefined) walks.set(context, said = converterWalk(context.form))
+    return said.get(place.pointer) ?? []
   }
 }
 

@@ -30,9 +30,41 @@ const SAMPLES: Record<string, string> = {
   'uri-template': '/a{b}',
   hostname: 'example.com'
 }
-const BAD_STRINGS = ['', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g']
+const BAD_STRINGS = ['', ' ', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g']
 const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
 const ANY_TYPE: Json[] = [null, true, 0, 1.5, 'a', [], {}]
+const NAMES = ['a', 'foo', 'bar', 'v', 'fo', 'f', 'x', '1', 'á', 'aaa', 'a1', 'ab', 'l\'école', '\u{1F432}', 'foo\nbar', 'foo"bar']
+// Keywords by the type of value they constrain: a schema without a type is tried with each.
+const ASKS: Record<string, readonly string[]> = {
+  array: ['minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains', 'items', 'prefixItems', 'unevaluatedItems'],
+  object: ['required', 'properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'propertyNames', 'minProperties',
+    'maxProperties', 'dependentRequired', 'dependentSchemas'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']
+}
+
+/** A member whose name is in this object's marker is written twice (JSON.stringify cannot say that). */
+export const TWICE = '\u0000twice'
+/** The body's text: JSON, but for the members marked to be written twice. */
+export function bodyText (value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(bodyText).join(',')}]`
+  if (!isObject(value)) return JSON.stringify(value)
+  const twice = value[TWICE]
+  const members = Object.entries(value).filter(([name]) => name !== TWICE).map(([name, v]) => `${JSON.stringify(name)}:${bodyText(v)}`)
+  const again = typeof twice === 'string' && Object.hasOwn(value, twice) ? [`${JSON.stringify(twice)}:${bodyText(value[twice] as Json)}`] : []
+  return `{${[...members, ...again].join(',')}}`
+}
+
+/** A name the pattern admits whole (XGrammar anchors it) and as JSON Schema reads it. */
+const nameFor = (pattern: string): string | undefined => {
+  try {
+    const whole = new RegExp(`^(?:${pattern.replace(/^\^/, '').replace(/\$$/, '')})$`, 'u')
+    // A name read off the pattern: one character for each class or wildcard, quantifiers dropped.
+    const read = pattern.replace(/^\^|\$$/g, '').replace(/\\[wd]|\.|\[\^?([^\]])[^\]]*\]/g, (m, c: string | undefined) => c ?? (m === '\\d' ? '1' : 'a')).replace(/[*+?]/g, '')
+    return [read, ...NAMES].find((name) => whole.test(name) && new RegExp(pattern, 'u').test(name))
+  } catch {
+    return undefined
+  }
+}
 
 function merged (schema: JsonObject, branch: Json): JsonObject {
   const rest: Record<string, Json> = { ...schema }
@@ -109,7 +141,18 @@ export function nearMisses (form: Json, cap = 600): Near[] {
 
   const near = (schema: Json | undefined, at: string, depth: number, out: Near[]): void => {
     if (!isObject(schema) || depth > MAX_DEPTH || out.length > cap) return
-    const base = example(schema, depth)
+    const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
+    const first = example(schema, depth)
+    const bases = [first]
+    if (!('type' in schema) && !('$ref' in schema)) {
+      for (const [type, keys] of Object.entries(ASKS)) if (keys.some((key) => key in schema)) bases.push(example({ ...schema, type }, depth))
+    }
+    if ('$ref' in schema && refTarget(schema['$ref']) === undefined) for (const value of ANY_TYPE) add('$ref', value)
+    bases.forEach((base, i) => { if (base !== undefined) typed(schema, at, depth, out, base, i === 0) })
+  }
+
+  // What does not depend on the value's type: other types, literals, in-place subschemas.
+  const inPlace = (schema: JsonObject, at: string, depth: number, out: Near[]): void => {
     const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
     for (const value of [...ANY_TYPE, ...listOf(schema['enum']), ...('const' in schema ? [schema['const'] as Json] : [])]) add('type', value)
     const target = refTarget(schema['$ref'])
@@ -131,6 +174,11 @@ export function nearMisses (form: Json, cap = 600): Near[] {
     if ('then' in schema) near(merged(merged(rest, schema['if'] ?? true), schema['then'] as Json), `${at}/then`, depth + 1, out)
     if ('else' in schema) near(merged(rest, schema['else'] as Json), `${at}/else`, depth + 1, out)
     for (const key of ['enum', 'const']) if (key in schema) for (const value of [...ANY_TYPE, 'zz', 12345]) add(key, value)
+  }
+
+  const typed = (schema: JsonObject, at: string, depth: number, out: Near[], base: Json, own: boolean): void => {
+    const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
+    if (own) inPlace(schema, at, depth, out)
     const n = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
     for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) {
       const bound = n(key)
@@ -141,7 +189,7 @@ export function nearMisses (form: Json, cap = 600): Near[] {
     }
     for (const key of ['minimum', 'maximum']) if (key in schema) for (const value of [2 ** 60, -(2 ** 60)]) add(key, value)
     // Without a type, string keywords are tried on a string all the same.
-    const text = typeof base === 'string' ? base : ['minLength', 'maxLength', 'pattern', 'format'].some((key) => key in schema) ? 'a' : undefined
+    const text = typeof base === 'string' ? base : own && ['minLength', 'maxLength', 'pattern', 'format'].some((key) => key in schema) ? 'a' : undefined
     if (text !== undefined) {
       const base = text
       const max = n('maxLength')
@@ -156,6 +204,12 @@ export function nearMisses (form: Json, cap = 600): Near[] {
       if ('minItems' in schema) add('minItems', base.slice(0, Math.max(0, (n('minItems') ?? 0) - 1)))
       if ('uniqueItems' in schema) add('uniqueItems', [item, item])
       if ('contains' in schema) add('contains', [])
+      const hit = example(schema['contains'] ?? true, depth + 1)
+      if (hit !== undefined) {
+        if ('maxContains' in schema) add('maxContains', Array.from({ length: (n('maxContains') ?? 0) + 1 }, () => hit))
+        if ('minContains' in schema) add('minContains', Array.from({ length: Math.max(0, (n('minContains') ?? 0) - 1) }, () => hit))
+        if ('contains' in schema) add('contains', [hit, hit])
+      }
       for (const value of ANY_TYPE) add('items', [...base, value])
       const inside = (child: Json | undefined, pointer: string, index: number): void => {
         const inner: Near[] = []
@@ -181,11 +235,35 @@ export function nearMisses (form: Json, cap = 600): Near[] {
         add('dependentRequired', value)
       }
       for (const name of Object.keys(isObject(schema['dependentSchemas']) ? schema['dependentSchemas'] : {})) add('dependentSchemas', { ...base, [name]: base[name] ?? 1 })
-      for (const [name, child] of Object.entries(isObject(schema['properties']) ? schema['properties'] : {})) {
+      const member = (name: string, child: Json, pointer: string): void => {
         const inner: Near[] = []
-        near(child, `${at}/properties/${escape(name)}`, depth + 1, inner)
+        near(child, pointer, depth + 1, inner)
         for (const variant of inner) out.push({ ...variant, value: { ...base, [name]: variant.value } })
       }
+      for (const [name, child] of Object.entries(isObject(schema['properties']) ? schema['properties'] : {})) member(name, child, `${at}/properties/${escape(name)}`)
+      // Members the form lets in by pattern, by name or as extras, each also written twice.
+      const twice = (keyword: string, name: string, value: Json): void => {
+        for (const around of [base, {}]) {
+          add(keyword, { ...around, [name]: value })
+          add(keyword, { ...around, [name]: value, [TWICE]: name })
+        }
+      }
+      for (const [pattern, child] of Object.entries(isObject(schema['patternProperties']) ? schema['patternProperties'] : {})) {
+        const name = nameFor(pattern)
+        const value = example(child, depth + 1)
+        if (name !== undefined && value !== undefined) twice('patternProperties', name, value)
+        if (name !== undefined) member(name, child, `${at}/patternProperties/${escape(pattern)}`)
+      }
+      const names = schema['propertyNames']
+      const named = isObject(names) ? example({ ...names, type: 'string' }, depth + 1) : undefined
+      if (typeof named === 'string') twice('propertyNames', named, null)
+      if ('propertyNames' in schema) for (const name of NAMES) add('propertyNames', { ...base, [name]: null })
+      for (const key of ['additionalProperties', 'unevaluatedProperties']) {
+        const value = key in schema ? example(schema[key] as Json, depth + 1) : undefined
+        if (value !== undefined) twice(key, 'zz', value)
+      }
+      const [firstName] = Object.keys(base)
+      if (firstName !== undefined) for (const key of ['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames']) if (key in schema) add(key, { ...base, [TWICE]: firstName })
     }
   }
   const out: Near[] = []

@@ -1,0 +1,240 @@
+// XGrammar's JSON Schema converter (mlc-ai/xgrammar cpp/json_schema_converter.cc, as
+// @mlc-ai/web-xgrammar 0.1.27 ships it, strict mode), walked as it walks a form: it reads only the
+// schemas it reaches, and each by the first of $ref, const, enum, anyOf/oneOf, allOf, type, object
+// keywords, array keywords; what it never reaches it neither refuses nor compiles.
+import { disjointOneOf } from './unions.ts'
+import { escape, isObject, listOf, literals, refTarget, resolve, typeOf, walk, type Json, type JsonObject } from './schema.ts'
+
+type Verdict = 'tightened' | 'loosened' | 'refused'
+export interface Said { readonly keyword: string, readonly verdict: Verdict, readonly why: string }
+
+const STRING = ['minLength', 'maxLength', 'pattern', 'format']
+const NUMBER = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']
+const ARRAY = ['minItems', 'maxItems', 'uniqueItems', 'contains', 'minContains', 'maxContains']
+const OBJECT = ['required', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'dependentRequired', 'dependentSchemas']
+/** Keywords that constrain a value; `if` alone constrains nothing. */
+const ASSERTING = new Set(['type', 'enum', 'const', ...STRING, ...NUMBER, ...ARRAY, ...OBJECT, 'items', 'prefixItems',
+  'unevaluatedItems', 'properties', 'additionalProperties', 'unevaluatedProperties', 'not', 'then', 'else', 'allOf', 'anyOf', 'oneOf', '$ref'])
+// Formats with a pattern of their own in the converter: beside them pattern and lengths are dropped.
+const FORMATS = new Set(['email', 'date', 'time', 'date-time', 'duration', 'ipv4', 'ipv6', 'hostname', 'uuid', 'uri',
+  'uri-reference', 'uri-template', 'json-pointer', 'relative-json-pointer'])
+// The lengths of what those patterns produce, where bounded: lengths inside them ask nothing more.
+const FORMAT_LENGTHS: Record<string, readonly [number, number]> = { date: [10, 10], uuid: [36, 36], ipv4: [7, 15], ipv6: [2, 45], time: [9, Infinity], 'date-time': [20, Infinity] }
+// Formats checked by an approximate pattern (2021-02-30 passes as a date) or, unknown to it, not at all.
+const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference'])
+// Pattern syntax its regular-expression converter cannot build: lookaround, backreferences, \p{...}.
+export const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
+const INT64 = 2 ** 63
+// Judged wherever the schema is reached, whatever else it holds.
+const IGNORED_EVERYWHERE = new Set(['not', 'then', 'else', 'dependentSchemas'])
+
+const SUBSCHEMA = ['items', 'unevaluatedItems', 'additionalProperties', 'unevaluatedProperties', 'propertyNames']
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas']
+/** Whether a schema admits every value: true, annotations, or applicators of such schemas only. */
+export const trivial = (schema: Json | undefined): boolean => schema === true || (isObject(schema) && Object.keys(schema).every((key) =>
+  !ASSERTING.has(key) ||
+  (SUBSCHEMA.includes(key) && trivial(schema[key])) ||
+  (SUBSCHEMA_MAPS.includes(key) && isObject(schema[key]) && Object.values(schema[key]).every(trivial)) ||
+  ((key === 'allOf' || key === 'prefixItems') && listOf(schema[key]).every(trivial))))
+const num = (schema: JsonObject, key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
+// `uniqueItems` asks for nothing when false or when at most one item is admitted.
+const asks = (schema: JsonObject, key: string): boolean => key in schema &&
+  !(key === 'uniqueItems' && (schema[key] === false || (num(schema, 'maxItems') ?? 2) <= 1)) &&
+  !(['minItems', 'minProperties', 'minLength', 'minContains'].includes(key) && schema[key] === 0) &&
+  !([...SUBSCHEMA, ...SUBSCHEMA_MAPS].includes(key) && trivial({ [key]: schema[key] as Json })) &&
+  !(key === 'dependentRequired' && Object.values(isObject(schema[key]) ? schema[key] : {}).every((names) => listOf(names).length === 0)) &&
+  // every integer is a multiple of 1/n
+  !(key === 'multipleOf' && schema['type'] === 'integer' && Number.isInteger(1 / (num(schema, key) ?? 0)))
+
+/** What the converter does with each keyword it reaches, by pointer of the schema it stands in. */
+export function converterWalk (form: Json): Map<string, Said[]> {
+  const out = new Map<string, Said[]>()
+  const say = (at: string, keyword: string, verdict: Verdict, why: string): void => {
+    const list = out.get(at) ?? []
+    out.set(at, list)
+    list.push({ keyword, verdict, why })
+  }
+  const loosen = (at: string, schema: JsonObject, keys: readonly string[], why: string): void => {
+    for (const key of keys) if (asks(schema, key)) say(at, key, 'loosened', why)
+  }
+  const followed = new Set<string>()
+
+  const visit = (schema: Json | undefined, at: string): void => {
+    if (schema === false) return say(at, '', 'refused', 'the converter refuses a schema that admits nothing')
+    if (!isObject(schema)) return
+    // Never compiled, whatever else the schema says.
+    const { not, if: test, then, else: otherwise } = schema
+    if (not !== undefined && not !== false && !(isObject(not) && 'not' in not && trivial(not['not']))) loosen(at, schema, ['not'], 'not compiled into the grammar')
+    if (test !== false && !trivial(then)) loosen(at, schema, ['then'], 'not compiled into the grammar')
+    if (!trivial(test) && !trivial(otherwise)) loosen(at, schema, ['else'], 'not compiled into the grammar')
+    if (Object.values(isObject(schema['dependentSchemas']) ? schema['dependentSchemas'] : {}).some((s) => !trivial(s))) loosen(at, schema, ['dependentSchemas'], 'not compiled into the grammar')
+    const composite = ['$ref', 'const', 'enum', 'anyOf', 'oneOf', 'allOf'].find((key) => key in schema)
+    if (composite !== undefined) return compositeSchema(schema, at, composite)
+    const type = schema['type']
+    const types = typeof type === 'string' ? [type] : listOf(type).filter((t): t is string => typeof t === 'string')
+    if (types.length > 0) return types.forEach((t) => typed(schema, at, t))
+    if (['properties', 'additionalProperties', 'unevaluatedProperties'].some((key) => key in schema)) return typed(schema, at, 'object')
+    if (['items', 'prefixItems', 'unevaluatedItems'].some((key) => key in schema)) return typed(schema, at, 'array')
+    loosen(at, schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT].filter((key) => !IGNORED_EVERYWHERE.has(key)), 'ignored: without a type the converter admits any value')
+  }
+
+  const compositeSchema = (schema: JsonObject, at: string, composite: string): void => {
+    if (composite === 'const' || composite === 'enum') {
+      if (composite === 'enum' && listOf(schema['enum']).length === 0) return say(at, 'enum', 'refused', 'the grammar of an empty enum does not parse')
+      const types = typeof schema['type'] === 'string' ? [schema['type']] : Array.isArray(schema['type']) ? schema['type'] : undefined
+      const outside = (v: Json): boolean => !(types?.includes(typeOf(v)) === true || (typeOf(v) === 'integer' && types?.includes('number') === true))
+      if (types !== undefined && (literals(schema) ?? []).some(outside)) say(at, 'type', 'loosened', `ignored beside ${composite}`)
+      return
+    }
+    loosen(at, schema, [...ASSERTING].filter((key) => key !== composite && !IGNORED_EVERYWHERE.has(key)), `ignored beside ${composite}`)
+    if (composite === '$ref') return ref(schema['$ref'], at)
+    if (composite === 'allOf') {
+      const all = listOf(schema['allOf'])
+      if (all.length === 1) return visit(all[0], `${at}/allOf/0`)
+      if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled')
+      return
+    }
+    if (composite === 'oneOf' && !disjointOneOf(form, schema)) say(at, 'oneOf', 'loosened', 'compiled as anyOf: a value matching two alternatives is produced')
+    listOf(schema[composite]).forEach((branch, i) => visit(branch, `${at}/${composite}/${i}`))
+  }
+
+  const ref = (uri: Json | undefined, at: string): void => {
+    if (typeof uri !== 'string' || uri === '#' || followed.has(uri)) return
+    if (!uri.startsWith('#/')) {
+      const target = refTarget(uri)
+      if (!trivial(target === undefined ? undefined : resolve(form, target))) say(at, '$ref', 'loosened', 'a reference other than "#" or "#/..." is compiled as any value')
+      return
+    }
+    followed.add(uri)
+    // Split on "/", empty tokens skipped, neither ~0/~1 nor %-escapes undone, through objects only.
+    const parts = uri.slice(2).split('/').filter((part) => part !== '')
+    let here: Json | undefined = form
+    for (const part of parts) here = isObject(here) && Object.hasOwn(here, part) ? here[part] : undefined
+    if (here === undefined) return say(at, '$ref', 'refused', 'the converter cannot follow this pointer (it enters objects only and undoes no escapes)')
+    visit(here, parts.map((part) => `/${escape(part)}`).join(''))
+  }
+
+  const typed = (schema: JsonObject, at: string, type: string): void => {
+    if (type === 'integer' || type === 'number') return numeric(schema, at, type === 'integer')
+    if (type === 'string') return string(schema, at)
+    if (type === 'array') return array(schema, at)
+    if (type === 'object') object(schema, at)
+  }
+
+  const numeric = (schema: JsonObject, at: string, integer: boolean): void => {
+    const bounds = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].filter((key) => key in schema)
+    if (integer) {
+      for (const key of bounds) {
+        const value = num(schema, key) ?? 0
+        if (!Number.isInteger(value)) say(at, key, 'refused', 'the converter refuses an integer bound that is not a whole number')
+        else if (Math.abs(value) >= INT64) say(at, key, 'refused', 'the converter refuses an integer bound past 64 bits')
+      }
+    }
+    const start = integer && 'exclusiveMinimum' in schema ? (num(schema, 'exclusiveMinimum') ?? 0) + 1 : num(schema, 'exclusiveMinimum') ?? num(schema, 'minimum')
+    const end = integer && 'exclusiveMaximum' in schema ? (num(schema, 'exclusiveMaximum') ?? 0) - 1 : num(schema, 'exclusiveMaximum') ?? num(schema, 'maximum')
+    if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (out.get(at)?.some((s) => s.verdict === 'refused') === true) return
+    loosen(at, schema, ['multipleOf'], 'not compiled into the grammar')
+    // As measured: a lower bound alone is dropped, as are a number's upper bounds.
+    const lows = ['minimum', 'exclusiveMinimum'].filter((key) => key in schema)
+    const highs = ['maximum', 'exclusiveMaximum'].filter((key) => key in schema)
+    if (highs.length === 0) for (const key of lows) if ((num(schema, key) ?? 0) > 0) say(at, key, 'loosened', 'a positive lower bound without an upper one is not compiled')
+    if (!integer) {
+      for (const key of highs) say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10)')
+      if (highs.length > 0 && 'exclusiveMinimum' in schema) say(at, 'exclusiveMinimum', 'loosened', 'a number\'s exclusive bound is not compiled')
+    }
+  }
+
+  const string = (schema: JsonObject, at: string): void => {
+    const format = typeof schema['format'] === 'string' ? schema['format'] : undefined
+    const pattern = typeof schema['pattern'] === 'string' && !(format !== undefined && FORMATS.has(format)) ? schema['pattern'] : undefined
+    if (format !== undefined && FORMATS.has(format)) {
+      const [shortest, longest] = FORMAT_LENGTHS[format] ?? [0, Infinity]
+      const lengths = ['minLength', 'maxLength'].filter((key) => key === 'minLength' ? (num(schema, key) ?? 0) > shortest : (num(schema, key) ?? Infinity) < longest)
+      loosen(at, schema, ['pattern', ...lengths], `dropped beside format "${format}"`)
+    } else if (pattern !== undefined) loosen(at, schema, ['minLength', 'maxLength'], 'dropped beside pattern')
+    else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (pattern !== undefined) {
+      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+      if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
+      if (!(pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$'))) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
+    }
+    if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {
+      say(at, 'format', 'loosened', 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')
+    } else if (format !== undefined && !FORMATS.has(format) && pattern !== undefined) loosen(at, schema, ['format'], 'dropped beside pattern')
+  }
+
+  const array = (schema: JsonObject, at: string): void => {
+    const prefix = listOf(schema['prefixItems'])
+    const rest = 'items' in schema ? schema['items'] : 'unevaluatedItems' in schema ? schema['unevaluatedItems'] : false
+    const min = Math.max(num(schema, 'minItems') ?? 0, num(schema, 'minContains') ?? 0)
+    const max = num(schema, 'maxItems')
+    if (prefix.includes(false)) return say(at, 'prefixItems', 'refused', 'the converter refuses prefixItems holding false')
+    if (max !== undefined && (min > max || max < prefix.length)) return say(at, 'maxItems', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (rest === false && prefix.length < min) return say(at, 'minItems', 'refused', 'more items required than the closed array can hold')
+    if (!('items' in schema) && !('unevaluatedItems' in schema)) say(at, '', 'tightened', 'items the form does not name are never produced (strict mode)')
+    loosen(at, schema, ['uniqueItems', 'contains', 'minContains', 'maxContains'], 'not compiled into the grammar')
+    prefix.forEach((item, i) => visit(item, `${at}/prefixItems/${i}`))
+    if (rest !== false) visit(rest, `${at}/${'items' in schema ? 'items' : 'unevaluatedItems'}`)
+  }
+
+  const object = (schema: JsonObject, at: string): void => {
+    const properties = isObject(schema['properties']) ? schema['properties'] : {}
+    const names = Object.keys(properties)
+    const patterns = isObject(schema['patternProperties']) ? schema['patternProperties'] : {}
+    const required = new Set(listOf(schema['required']).filter((name): name is string => typeof name === 'string'))
+    const extraKey = 'additionalProperties' in schema ? 'additionalProperties' : 'unevaluatedProperties' in schema ? 'unevaluatedProperties' : undefined
+    const extra = extraKey === undefined ? false : schema[extraKey]
+    const min = num(schema, 'minProperties') ?? 0
+    const max = num(schema, 'maxProperties')
+    if ('propertyNames' in schema) {
+      const pn = schema['propertyNames']
+      if (!isObject(pn)) return say(at, 'propertyNames', 'refused', 'the converter takes propertyNames only as an object')
+      if (typeof pn['type'] === 'string' && pn['type'] !== 'string') return say(at, 'propertyNames', 'refused', 'the converter refuses propertyNames of another type than string')
+    }
+    if (max !== undefined && (min > max || required.size > max)) return say(at, 'maxProperties', 'refused', 'the converter refuses a lower bound above the upper one')
+    const named = Object.keys(patterns).length > 0 || 'propertyNames' in schema
+    if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'more members required than the closed object can hold')
+    loosen(at, schema, ['dependentRequired'], 'not compiled into the grammar')
+    const repeats = (key: string): void => {
+      if ((max ?? 2) >= 2) say(at, key, 'loosened', 'a member name may repeat, and the address refuses duplicate names')
+    }
+    if (named) {
+      // Only members whose names match a pattern (or propertyNames) are produced, and their values
+      // follow that one schema: properties, required and additional members are dropped.
+      if (names.some((name) => !trivial(properties[name]))) say(at, 'properties', 'loosened', 'dropped beside patternProperties or propertyNames')
+      if (required.size > 0) say(at, 'required', 'loosened', 'dropped beside patternProperties or propertyNames')
+      const key = Object.keys(patterns).length > 0 ? 'patternProperties' : 'propertyNames'
+      if (key === 'patternProperties') {
+        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+        if ('propertyNames' in schema && !trivial(schema['propertyNames'])) say(at, 'propertyNames', 'loosened', 'dropped beside patternProperties')
+        if (Object.keys(patterns).length > 1) say(at, 'patternProperties', 'loosened', 'a name matching two patterns is held to one of them')
+        for (const [pattern, value] of Object.entries(patterns)) visit(value, `${at}/patternProperties/${escape(pattern)}`)
+      } else {
+        if (extraKey !== undefined && !trivial(extra)) say(at, extraKey, 'loosened', 'dropped beside propertyNames: values are any')
+        visit({ ...(schema['propertyNames'] as JsonObject), type: 'string' }, `${at}/propertyNames`)
+      }
+      repeats(key)
+      return
+    }
+    if (names.some((name) => /["\n\r]/.test(name))) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote or line break breaks it')
+    if ([...required].some((name) => !Object.hasOwn(properties, name))) say(at, 'required', 'loosened', 'a required name missing from properties is not required')
+    if (extraKey === undefined) say(at, '', 'tightened', 'members the form does not name are never produced (strict mode)')
+    for (const name of names) visit(properties[name], `${at}/properties/${escape(name)}`)
+    if (extra !== false && extraKey !== undefined) {
+      repeats(extraKey)
+      visit(extra, `${at}/${extraKey}`)
+    }
+  }
+
+  visit(form, '')
+  // What the converter reached outside the schemas lint walks is said at the form's root.
+  const walked = new Set<string>()
+  walk(form, (_, place) => walked.add(place.pointer))
+  for (const [at, list] of out) {
+    if (walked.has(at) || at === '') continue
+    out.delete(at)
+    for (const said of list) say('', `${at.slice(1)}${said.keyword === '' ? '' : `/${said.keyword}`}`, said.verdict, said.why)
+  }
+  return out
+}
