@@ -46,6 +46,10 @@ const asks = (schema: JsonObject, key: string): boolean => key in schema &&
   // every integer is a multiple of 1/n
   !(key === 'multipleOf' && schema['type'] === 'integer' && Number.isInteger(1 / (num(schema, key) ?? 0)))
 
+// A name written as is between the quotes of a grammar literal: the escapes that literal reads.
+const LITERAL = /^(?:[^"\\\n\r]|\\[\\"'abefnrtv0xu])*$/
+const breaksLiteral = (name: string): boolean => !LITERAL.test(name)
+
 /** What the converter does with each keyword it reaches, by pointer of the schema it stands in. */
 export function converterWalk (form: Json): Map<string, Said[]> {
   const out = new Map<string, Said[]>()
@@ -217,7 +221,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       repeats(key)
       return
     }
-    if (names.some((name) => /["\n\r]/.test(name))) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote or line break breaks it')
+    if (names.some(breaksLiteral)) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote, a line break or a stray backslash breaks it')
     if ([...required].some((name) => !Object.hasOwn(properties, name))) say(at, 'required', 'loosened', 'a required name missing from properties is not required')
     if (extraKey === undefined) say(at, '', 'tightened', 'members the form does not name are never produced (strict mode)')
     for (const name of names) visit(properties[name], `${at}/properties/${escape(name)}`)

@@ -115,7 +115,7 @@ export function nearMisses (form: Json, cap = 600): Near[] {
       }
       case 'array': {
         const prefix = listOf(schema['prefixItems'])
-        const count = Math.max(n('minItems') ?? 0, prefix.length, schema['items'] === undefined || schema['items'] === false ? 0 : 1)
+        const count = Math.min(n('maxItems') ?? Infinity, Math.max(n('minItems') ?? 0, prefix.length, schema['items'] === undefined || schema['items'] === false ? 0 : 1))
         const items: Json[] = []
         for (let i = 0; i < count; i++) {
           const item = example(i < prefix.length ? prefix[i] as Json : schema['items'] ?? true, depth + 1)
