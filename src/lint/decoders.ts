@@ -342,20 +342,37 @@ interface Table {
 }
 
 const under = (place: Place): string => place.pointer.split('/').at(-1) ?? ''
-const UNREAD = ['not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
-/** Whether a converter that reads no applicator but allOf, anyOf and oneOf compiles the schema here. */
-const compiled = (place: Place): boolean => place.role === 'root' || place.role === 'branch' ||
-  (place.role === 'value' && !UNREAD.includes(under(place))) || (place.role === 'in-place' && /\/allOf\/\d+$/.test(place.pointer))
+const LISTS = ['properties', 'patternProperties', 'prefixItems', 'allOf', 'anyOf', 'oneOf', 'dependentSchemas']
+/** The keyword of its parent a subschema stands under. */
+function keywordOf (place: Place): string {
+  const tokens = place.pointer.split('/')
+  const above = tokens.at(-2) ?? ''
+  return LISTS.includes(above) ? above : under(place)
+}
+
+/**
+ * A converter that reads one keyword of a schema (`first` of its parent, when present) and
+ * otherwise the `others`: whether it compiles the subschema in this place. Definitions are read
+ * where a $ref leads.
+ */
+const reading = (first: readonly string[], others: readonly string[]) => (place: Place): boolean => {
+  if (place.role === 'root' || place.role === 'definition') return true
+  const parent = place.parent ?? {}
+  const winner = first.find((key) => key in parent)
+  const keyword = keywordOf(place)
+  return winner === undefined ? others.includes(keyword) && !(keyword === 'prefixItems' && 'items' in parent) : keyword === winner
+}
 
 function tabled (name: DecoderName, runtimes: string, table: Table): Profile {
   return {
     name,
     runtimes,
     judge (schema, place, context) {
+      if (table.reads?.(place) === false) return []
       if (typeof schema === 'boolean') {
         return table.booleans?.(place) === true ? [{ keyword: '', verdict: 'refused', why: 'the converter refuses a boolean schema here' }] : []
       }
-      if (!isObject(schema) || table.reads?.(place) === false) return []
+      if (!isObject(schema)) return []
       const out = [
         ...each(present(schema, table.loosened), 'loosened', 'not enforced'),
         ...each(table.refused.filter((key) => key in schema), 'refused', 'not supported'),
@@ -510,9 +527,9 @@ const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF run
   formats: new Set(['time', 'uuid', 'uuid1', 'uuid2', 'uuid3', 'uuid4', 'uuid5']),
   approximate: { date: 'any month has 31 days: 2021-02-30 passes', 'date-time': 'any month has 31 days: 2021-02-30T00:00:00Z passes' },
   oneOf: 'loosened',
-  booleans: (place) => compiled(place) && under(place) !== 'additionalProperties',
+  booleans: (place) => under(place) !== 'additionalProperties',
   // The alternatives of an allOf are not visited: only their properties are.
-  reads: (place) => place.role === 'definition' || (compiled(place) && place.role !== 'in-place'),
+  reads: reading(['$ref', 'oneOf', 'anyOf'], ['properties', 'additionalProperties', 'items', 'prefixItems']),
   extra (schema) {
     const types = schema['type']
     if (!Array.isArray(types)) return llamaVisit(schema)
@@ -570,8 +587,8 @@ const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and others w
   refusesFormats: true,
   oneOf: 'loosened',
   // additionalProperties is read only on an object without properties.
-  booleans: (place) => compiled(place) && (under(place) !== 'additionalProperties' || !('properties' in (place.parent ?? {}))),
-  reads: (place) => place.role === 'definition' || compiled(place),
+  booleans: () => true,
+  reads: reading(OUTLINES_FIRST, ['items', 'additionalProperties']),
   extra (schema, place, context) {
     const winner = OUTLINES_FIRST.find((key) => key in schema)
     if (winner === undefined && !('type' in schema)) {
