@@ -23,6 +23,8 @@ const FORMAT_LENGTHS: Record<string, readonly [number, number]> = { date: [10, 1
 // Formats checked by an approximate pattern (2021-02-30 passes as a date) or, unknown to it, not at all.
 const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference'])
 // Pattern syntax its regular-expression converter cannot build: lookaround, backreferences, \p{...}.
+/** Whether a pattern is anchored at both ends, so a converter that anchors it changes nothing. */
+export const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
 export const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
 const INT64 = 2 ** 63
 // Judged wherever the schema is reached, whatever else it holds.
@@ -161,7 +163,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (pattern !== undefined) {
       if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
       if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
-      if (!(pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$'))) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
+      if (!anchored(pattern)) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
     }
     if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {
       say(at, 'format', 'loosened', 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')

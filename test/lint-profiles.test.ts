@@ -1,0 +1,147 @@
+// The llama-cpp, outlines and llguidance profiles pin our reading of each converter's source (no
+// converter of theirs runs here): each case names the function it was read from. Commits and
+// dates (2026-12-01): docs/forms.md, "Decoders".
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { lint, type DecoderName } from '../src/lint/index.ts'
+
+/** `verdict pointer` for each judgement the decoder makes on the form. */
+const judged = (form: unknown, decoder: DecoderName): string[] => lint(form, { decoders: [decoder] })
+  .filter((f) => f.rule.startsWith('decoder-') && f.decoders.includes(decoder))
+  .map((f) => `${f.rule.slice('decoder-'.length)} ${f.pointer}`).sort()
+const closed = (properties: object, required = Object.keys(properties)): object => ({ type: 'object', properties, required, additionalProperties: false })
+const field = (schema: object): object => closed({ a: schema })
+
+describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-grammar.cpp', () => {
+  const llama = (schema: object): string[] => judged(field(schema), 'llama-cpp')
+  it('reads nothing beside $ref, oneOf or anyOf (visit returns on them first)', () => {
+    const form = { $defs: { s: { type: 'string' } }, ...field({ $ref: '#/$defs/s', maxLength: 3 }) }
+    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /properties/a/maxLength'])
+    assert.deepEqual(llama({ type: 'string', maxLength: 3, anyOf: [{ pattern: '^a+$' }, { const: 'b' }] }), ['loosens /properties/a/maxLength', 'loosens /properties/a/type'])
+  })
+  it('refuses a pattern without ^ and $ (_visit_pattern) or with an escape parse_char lacks', () => {
+    assert.deepEqual(llama({ type: 'string', pattern: 'ab' }), ['refuses /properties/a/pattern'])
+    assert.deepEqual(llama({ type: 'string', pattern: '^\\d{3}$' }), ['refuses /properties/a/pattern'])
+    assert.deepEqual(llama({ type: 'string', pattern: '^[a\\.]$' }), ['refuses /properties/a/pattern'])
+    assert.deepEqual(llama({ type: 'string', pattern: '^a\\.b[0-9\\-]{1,3}$' }), [])
+    // lookaround only warns and is skipped
+    assert.deepEqual(llama({ type: 'string', pattern: '^(?!x)[a-z]{1,3}$' }), ['loosens /properties/a/pattern'])
+  })
+  it('drops lengths and format beside pattern, lengths beside date, time, date-time and uuid', () => {
+    assert.deepEqual(llama({ type: 'string', pattern: '^a+$', maxLength: 3 }), ['loosens /properties/a/maxLength'])
+    assert.deepEqual(llama({ type: 'string', format: 'uuid', maxLength: 36 }), ['loosens /properties/a/maxLength'])
+  })
+  it('checks date by a pattern giving every month 31 days (STRING_FORMAT_RULES), time and uuid exactly', () => {
+    assert.deepEqual(llama({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])
+    assert.deepEqual(llama({ type: 'string', format: 'time' }), [])
+    assert.deepEqual(llama({ type: 'string', format: 'uuid' }), [])
+  })
+  it('refuses a boolean subschema ("Unrecognized schema"), but for additionalProperties', () => {
+    assert.deepEqual(llama({ type: 'array', items: true, maxItems: 2 }), ['refuses /properties/a/items'])
+    assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'], additionalProperties: false }, 'llama-cpp'), [])
+  })
+  it('takes {m,n} as llama-grammar.cpp does: refused from 2000 repetitions, an upper bound above it dropped', () => {
+    fc.assert(fc.property(fc.integer({ min: 0, max: 6000 }), (n) => {
+      // a string of maxLength n is char{0,n}: n repetitions, unless n > 2000 leaves it unbounded
+      const expected = n < 2000 ? [] : n === 2000 ? ['refuses /properties/a/maxLength'] : ['loosens /properties/a/maxLength']
+      assert.deepEqual(llama({ type: 'string', maxLength: n }), expected)
+    }))
+    assert.deepEqual(llama({ type: 'string', minLength: 2001 }), ['refuses /properties/a/minLength'])
+    // arrays repeat the separated item minItems-1 to maxItems-1 times
+    assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2000 }), [])
+    assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2001 }), ['refuses /properties/a/maxItems'])
+    assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2002 }), ['loosens /properties/a/maxItems'])
+  })
+  it('produces exactly the prefixItems, and reads no prefixItems beside items', () => {
+    assert.deepEqual(llama({ type: 'array', prefixItems: [{ const: 1 }] }), ['tightens /properties/a/prefixItems'])
+    assert.deepEqual(llama({ type: 'array', prefixItems: [{ const: 1 }], minItems: 2 }), ['loosens /properties/a/minItems', 'tightens /properties/a/prefixItems'])
+    assert.deepEqual(llama({ type: 'array', prefixItems: [{ const: 1 }], items: { const: 2 }, maxItems: 3 }), ['loosens /properties/a/prefixItems'])
+    assert.deepEqual(llama({ type: 'array', maxItems: 3 }), ['loosens /properties/a/maxItems'])
+  })
+  it('builds required from properties only (_build_object_rule), and an object without properties from any members', () => {
+    assert.deepEqual(judged({ ...closed({ a: { const: 1 } }), required: ['a', 'b'] }, 'llama-cpp'), ['loosens /required'])
+    assert.deepEqual(llama({ type: 'object', required: ['x'] }), ['loosens /properties/a/required'])
+  })
+  it('visits each type of a type list with the same keywords', () => {
+    assert.deepEqual(llama({ type: ['string', 'null'], maxLength: 5 }), [])
+    assert.deepEqual(llama({ type: ['number', 'null'], maximum: 5 }), ['loosens /properties/a/maximum'])
+  })
+  it('reads integer bounds as 64-bit integers, an exclusive bound only alone, and no allOf beside an integer', () => {
+    assert.deepEqual(llama({ type: 'integer', minimum: 1.5, maximum: 9 }), ['loosens /properties/a/minimum'])
+    assert.deepEqual(llama({ type: 'integer', minimum: 0, exclusiveMinimum: 3, maximum: 9 }), ['loosens /properties/a/exclusiveMinimum'])
+    assert.deepEqual(llama({ type: 'integer', maximum: 9, allOf: [{ minimum: 1 }] }), ['loosens /properties/a/allOf'])
+  })
+  it('merges the properties of an allOf of objects, each made required', () => {
+    assert.deepEqual(llama({ allOf: [{ properties: { x: { const: 1 } } }, { properties: { y: { const: 2 } } }] }), ['tightens /properties/a/allOf'])
+  })
+})
+
+describe('outlines: outlines-core src/json_schema/parsing.rs', () => {
+  const outlines = (schema: object): string[] => judged(field(schema), 'outlines')
+  it('refuses a schema with no type or applicator it knows (to_regex: UnsupportedJsonSchema); {} is any value', () => {
+    assert.deepEqual(outlines({ description: 'anything' }), ['refuses /properties/a'])
+    assert.deepEqual(outlines({ maxLength: 3 }), ['refuses /properties/a'])
+    assert.deepEqual(outlines({}), [])
+  })
+  it('reads only the first of properties, allOf, anyOf, oneOf, prefixItems, enum, const, $ref', () => {
+    assert.deepEqual(outlines({ type: 'string', maxLength: 3, anyOf: [{ type: 'string', maxLength: 1 }, { const: 'bb' }] }), ['loosens /properties/a/maxLength', 'loosens /properties/a/type'])
+    const form = { $defs: { o: { type: 'object' } }, ...closed({ a: { $ref: '#/$defs/o' } }) }
+    assert.deepEqual(judged({ ...form, anyOf: [{ required: ['a'] }] }, 'outlines'), ['loosens /anyOf'])
+  })
+  it('closes an object with properties whatever additionalProperties says (parse_properties)', () => {
+    assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, 'outlines'), ['tightens '])
+  })
+  it('refuses additionalProperties: false on an object without properties, and reads no required there (parse_object_type)', () => {
+    assert.deepEqual(outlines({ type: 'object', additionalProperties: false }), ['refuses /properties/a/additionalProperties'])
+    assert.deepEqual(outlines({ type: 'object', required: ['x'], maxProperties: 2 }), ['loosens /properties/a/required'])
+  })
+  it('refuses a boolean subschema it compiles', () => {
+    assert.deepEqual(outlines({ type: 'array', items: false }), ['refuses /properties/a/items'])
+  })
+  it('takes minLength and maxLength before pattern and format (parse_string_type), and refuses them inverted', () => {
+    assert.deepEqual(outlines({ type: 'string', pattern: '^a+$', maxLength: 3 }), ['loosens /properties/a/pattern'])
+    assert.deepEqual(outlines({ type: 'string', format: 'uuid', maxLength: 36 }), ['loosens /properties/a/format'])
+    assert.deepEqual(outlines({ type: 'string', minLength: 4, maxLength: 3 }), ['refuses /properties/a/minLength'])
+  })
+  it('compiles patterns with the regex crate: no lookaround, Unicode \\d, anchored', () => {
+    assert.deepEqual(outlines({ type: 'string', pattern: '^(?=a)a$' }), ['refuses /properties/a/pattern'])
+    assert.deepEqual(outlines({ type: 'string', pattern: '^\\d+$' }), ['loosens /properties/a/pattern'])
+    assert.deepEqual(outlines({ type: 'string', pattern: 'ab' }), ['tightens /properties/a/pattern'])
+  })
+  it('knows six formats (types.rs FormatType), three of them by a looser pattern', () => {
+    assert.deepEqual(outlines({ type: 'string', format: 'ipv4' }), ['refuses /properties/a/format'])
+    assert.deepEqual(outlines({ type: 'string', format: 'date-time' }), ['loosens /properties/a/format'])
+    assert.deepEqual(outlines({ type: 'string', format: 'uuid' }), [])
+  })
+  it('concatenates the alternatives of an allOf (parse_all_of)', () => {
+    assert.deepEqual(outlines({ allOf: [{ type: 'integer' }, { type: 'integer' }] }), ['loosens /properties/a/allOf'])
+    assert.deepEqual(outlines({ allOf: [{ type: 'boolean' }] }), [])
+  })
+  it('cuts recursion after three nested refs by leaving out the property holding it (parse_properties)', () => {
+    const node = (required: string[]): object => ({ $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required, additionalProperties: false } }, $ref: '#/$defs/n' })
+    assert.ok(judged(node([]), 'outlines').includes('tightens /$defs/n/properties/next/$ref'))
+    assert.ok(judged(node(['next']), 'outlines').includes('loosens /$defs/n/properties/next/$ref'))
+  })
+})
+
+describe('llguidance: llguidance parser/src/json/schema.rs and compiler.rs', () => {
+  const guidance = (schema: object): string[] => judged(field(schema), 'llguidance')
+  it('refuses every known keyword it does not implement, whatever its value (compile_contents_map)', () => {
+    assert.deepEqual(guidance({ type: 'array', items: { const: 1 }, maxItems: 2, uniqueItems: false }), ['refuses /properties/a/uniqueItems'])
+    assert.deepEqual(guidance({ type: 'integer', maximum: 3, if: { minimum: 1 } }), ['refuses /properties/a/if'])
+  })
+  it('takes min/maxProperties only beyond required members, or as one of a closed object\'s optional ones', () => {
+    const optional = { type: 'object', properties: { x: { const: 1 }, y: { const: 2 } }, additionalProperties: false }
+    assert.deepEqual(guidance({ ...optional, minProperties: 2 }), ['refuses /properties/a/minProperties'])
+    assert.deepEqual(guidance({ ...optional, minProperties: 1 }), [])
+    assert.deepEqual(guidance({ ...optional, required: ['x', 'y'], minProperties: 2 }), [])
+    assert.deepEqual(guidance({ ...optional, additionalProperties: true, maxProperties: 1 }), ['refuses /properties/a/maxProperties'])
+  })
+  it('refuses lookaround and formats outside its ten; checks date by a pattern allowing February 29 every year (formats.rs)', () => {
+    assert.deepEqual(guidance({ type: 'string', pattern: '(?<=a)b' }), ['refuses /properties/a/pattern'])
+    assert.deepEqual(guidance({ type: 'string', format: 'iri' }), ['refuses /properties/a/format'])
+    assert.deepEqual(guidance({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])
+    assert.deepEqual(guidance({ type: 'string', format: 'ipv4' }), [])
+  })
+})
