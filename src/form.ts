@@ -4,6 +4,7 @@ import { bounded, wrapSource } from './bounded.ts'
 import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
 import { multipleOf, uniqueItems } from './keywords.ts'
+import { validateMeta as metaSchemaCode } from './meta-schema.ts'
 import { compilePattern, linearRegExp, PatternError } from './pattern.ts'
 import {
   GPT_ERR_FORM_INVALID,
@@ -265,15 +266,22 @@ function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean):
   return { validate: ajv.compile(form), envs, ajv }
 }
 
-// The 2020-12 meta-schema, compiled once per process: checking a form against it is most of what a
-// fresh Ajv instance would cost, and a fresh instance per form keeps forms from resolving each
-// other's $ids.
-let metaSchema: Ajv2020 | undefined
+// The form is checked against the 2020-12 meta-schema by the validator Ajv compiles from it, but
+// compiled ahead of time (scripts/build-meta-schema.ts): compiling it in a serving process, as
+// `validateSchema` does, left Node 20's process.nextTick on V8's slow path for good, and every
+// route of the host a fifth dearer (docs/benchmarks.md, "A process-wide cost").
+const validateMeta = metaSchemaCode as unknown as ((schema: unknown) => boolean) & { errors?: Array<{ instancePath: string, message?: string }> | null }
+const META_SCHEMA = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
 /** draft §4: s must be a valid JSON Schema; a `$schema` other than 2020-12 throws here. */
 function checkMetaSchema (form: JsonObject): void {
-  metaSchema ??= new Ajv2020({ logger: false })
-  if (!metaSchema.validateSchema(form)) throw new Error(`schema is invalid: ${metaSchema.errorsText(metaSchema.errors, { dataVar: 'form' })}`)
+  const $schema = form['$schema']
+  if ($schema !== undefined && !(typeof $schema === 'string' && META_SCHEMA.test($schema))) {
+    throw new Error(`no schema with key or ref ${JSON.stringify($schema)}`)
+  }
+  if (!validateMeta(form)) {
+    throw new Error(`schema is invalid: ${(validateMeta.errors ?? []).map((e) => `form${e.instancePath} ${e.message ?? ''}`).join(', ')}`)
+  }
 }
 
 /**

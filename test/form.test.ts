@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { compileForm, freezeJson } from '../src/form.ts'
 import { host, registrationError } from './helpers/host.ts'
 
 /** Asserts that registering `form` fails with `code`, naming the address and the detail. */
@@ -260,6 +261,15 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ minLength: -1 }, 'GPT_ERR_FORM_INVALID', /minLength/)
     await refused({ required: 'a' }, 'GPT_ERR_FORM_INVALID', /required/)
     await refused({ $schema: 'http://json-schema.org/draft-07/schema#' }, 'GPT_ERR_FORM_INVALID', /2020-12/)
+    await refused({ $schema: 'https://json-schema.org/draft/2020-12/meta/core' }, 'GPT_ERR_FORM_INVALID', /2020-12/)
+    await refused({ $schema: 7 }, 'GPT_ERR_FORM_INVALID', /no schema with key or ref 7/)
+    await refused({ properties: { a: { type: 'string', maxLength: 1.5 } } }, 'GPT_ERR_FORM_INVALID', /form\/properties\/a\/maxLength must be integer/)
+  })
+
+  it('takes the 2020-12 meta-schema\'s URI with or without its empty fragment', async () => {
+    for (const $schema of ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/schema#']) {
+      assert.equal(compileForm(freezeJson({ $schema, type: 'string' }, '/'), '/')('x'), true)
+    }
   })
 
   it('refuses "__proto__", which no body can carry', async () => {
