@@ -17,6 +17,7 @@ import { Address } from './address.ts'
 import { arrivalHandler } from './arrival.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 import { reviewed } from './review.ts'
+import { keepTickObject } from './tick.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -29,6 +30,9 @@ const QUIET_HEADERS = {
 // The same for a limit the host applies to every route: its headers (x-ratelimit-*, or the
 // ratelimit-* of the IETF drafts, ratelimit-policy included) are taken off the address's responses.
 const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
+
+// Before any registration allocates: see src/tick.ts.
+keepTickObject()
 
 function quiet (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   for (const name of Object.keys(reply.getHeaders())) {
