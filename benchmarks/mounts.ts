@@ -160,9 +160,9 @@ try {
   console.log(`\n${lines.join('\n')}`)
   console.log(`(medians; load on /a<N-1>; µs/req = host CPU per response; cost × = µs/req against ${first?.addresses ?? 1} address(es);` +
     ' heap after a forced GC)')
-  const registrationLines = ['registration of                addresses  ms/address lint on  off  on/off']
+  const registrationLines = ['registration of                    addresses  ms/address lint on  off  on/off']
   const registrationLine = (name: string, addresses: number, on: number, off: number, times: number): string =>
-    [name.padEnd(30), String(addresses).padStart(9), on.toFixed(2).padStart(18), off.toFixed(2).padStart(5), times.toFixed(2).padStart(6)].join('  ')
+    [name.padEnd(34), String(addresses).padStart(9), on.toFixed(2).padStart(18), off.toFixed(2).padStart(5), times.toFixed(2).padStart(6)].join('  ')
   for (const row of rows) registrationLines.push(registrationLine('order (workload.ts, a host)', row.addresses, row.msPerAddress, row.lintOff.msPerAddress, row.lintRatio))
   for (const row of exampleRows) registrationLines.push(registrationLine(`${row.form} (in process)`, row.addresses, row.msPerAddress, row.lintOff.msPerAddress, row.lintRatio))
   console.log(`\n${registrationLines.join('\n')}`)
