@@ -3,6 +3,7 @@
 //             `schema: { body: form }` with Fastify's default JSON parser and validator
 //   gpt       fastify-gpt, the built package (dist/, so `npm run build` first) with the same form and result
 // Arguments: --side baseline|gpt  --rate-limit on|off  --mounts N (gpt only: addresses /a0 ... /aN-1)
+//            --lint on|off (gpt only: the `lint` option, on by default)
 //            --module PATH (gpt only: another build's index.js instead of the package, to try a change)
 // It reports { port, registrationMs } once listening, then answers the orchestrator over IPC:
 // `usage` (CPU time so far), `memory` (process.memoryUsage() after a forced GC when --expose-gc),
@@ -24,6 +25,7 @@ const { values } = parseArgs({
     side: { type: 'string', default: 'gpt' },
     'rate-limit': { type: 'string', default: 'off' },
     mounts: { type: 'string' },
+    lint: { type: 'string', default: 'on' },
     module: { type: 'string' }
   }
 })
@@ -32,6 +34,8 @@ const gpt: typeof builtGpt = values.module === undefined
   : (await import(pathToFileURL(resolve(values.module)).href) as { default: typeof builtGpt }).default
 const side = values.side
 const limited = values['rate-limit'] === 'on'
+if (values.lint !== 'on' && values.lint !== 'off') throw new Error(`--lint must be on or off, not ${values.lint}`)
+const linted = values.lint === 'on'
 /** So high it never trips: rate limiting costs its bookkeeping and nothing else. */
 const NEVER = 1e9
 
@@ -59,7 +63,8 @@ function address (app: FastifyInstance, prefix?: string): void {
       return receipt(order)
     },
     rateLimit: limited ? { max: NEVER } : false,
-    bodyLimit: BODY_LIMIT
+    bodyLimit: BODY_LIMIT,
+    lint: linted
   })
 }
 

@@ -1,15 +1,18 @@
 // Scale of mounts: 1, 10, 100 and 1,000 addresses on one host (prefixes /a0 ... /a999), all with
 // the form of workload.ts. Reports the registration time (`app.ready()`), the heap it leaves,
 // and GET/POST throughput and host CPU per request on one address (the last registered), so
-// that the per-request cost can be compared across sizes. Every figure is a median over rounds,
-// each round with fresh hosts.
-//   npm run bench:mounts [-- --rounds 5 --duration 2 --warmup 20 --sizes 1,10,100,1000]
+// that the per-request cost can be compared across sizes. Registration is also measured with the
+// `lint` option off (a second host per size, registered and stopped), and for the example host's
+// forms (`--examples` addresses each, in this process), to give lint's share side by side. Every
+// figure is a median over rounds, each round with fresh hosts.
+//   npm run bench:mounts [-- --rounds 5 --duration 2 --warmup 20 --sizes 1,10,100,1000 --examples 50]
 // Writes benchmarks/results/mounts-latest.json. See docs/benchmarks.md.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, type Child } from './processes.ts'
+import { examples, onAndOff } from './registering.ts'
 import { bodies } from './workload.ts'
 
 const { values } = parseArgs({
@@ -18,6 +21,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '20' },
+    examples: { type: 'string', default: '50' },
     out: { type: 'string', default: 'benchmarks/results/mounts-latest.json' }
   }
 })
@@ -25,12 +29,16 @@ const sizes = values.sizes.split(',').map(Number)
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
 const warmup = Number(values.warmup)
+const exampleForms = examples(Number(values.examples))
 const out = resolve(ROOT, values.out)
 
 interface Memory { heapUsed: number, rss: number }
 interface Mounted { size: number, child: Child, url: string, registrationMs: number, memory: Memory }
 interface Run { rps: number, p99: number, cpuPerRequest: number }
 interface Figures extends Run { runs: Run[] }
+interface Registration { registrationMs: number, registrationMsEach: number[], msPerAddress: number, heapUsedMB: number, rssMB: number }
+
+const ratio = (on: number, off: number): number => Math.round(100 * on / Math.max(off, 1e-9)) / 100
 
 const CONNECTIONS = 50
 const PIPELINING = 10
@@ -41,8 +49,8 @@ const KINDS = [
 ]
 
 /** A fresh host with `size` addresses; the load goes to its last one. */
-async function mount (size: number): Promise<Mounted> {
-  const child = startChild('host.ts', ['--side', 'gpt', '--mounts', String(size)], HOST_CORE, ['--expose-gc'])
+async function mount (size: number, lint = true): Promise<Mounted> {
+  const child = startChild('host.ts', ['--side', 'gpt', '--mounts', String(size), '--lint', lint ? 'on' : 'off'], HOST_CORE, ['--expose-gc'])
   const { port, registrationMs } = await child.ready as { port: number, registrationMs: number }
   const { memory } = await child.ask<{ memory: Memory }>({ type: 'memory' })
   return { size, child, url: `http://127.0.0.1:${port}/a${size - 1}`, registrationMs, memory }
@@ -74,13 +82,24 @@ console.log(`mounts ${sizes.join(', ')}: ${rounds} round(s), each with fresh hos
 const load = startChild('load.ts', [], LOAD_CORE)
 let hosts: Mounted[] = []
 const registered = new Map(sizes.map((size) => [size, [] as Mounted[]]))
+const unlinted = new Map(sizes.map((size) => [size, [] as Mounted[]]))
 const runs = new Map(sizes.map((size) => [size, KINDS.map(() => [] as Run[])]))
 try {
   await load.ready
   for (let round = 0; round < rounds; round++) {
     // Fresh processes every round: two processes running the very same code differ by up to
     // ~15 % in CPU per request, so no size keeps a lucky (or unlucky) process throughout.
-    for (const size of sizes) hosts.push(await mount(size))
+    for (const size of sizes) {
+      // lint off: registered and stopped at once, before or after its lint-on twin in turn
+      const off = async (): Promise<void> => {
+        const host = await mount(size, false)
+        unlinted.get(size)?.push(host)
+        await host.child.stop()
+      }
+      if (round % 2 === 1) await off()
+      hosts.push(await mount(size))
+      if (round % 2 === 0) await off()
+    }
     for (const host of hosts) registered.get(host.size)?.push(host)
     for (const host of hosts) for (const kind of KINDS) await measure(load, host, kind, { amount: warmup * CONNECTIONS * PIPELINING })
     // every size in turn, in the other direction every other round
@@ -92,6 +111,7 @@ try {
     hosts = []
     console.log(`round ${round + 1}/${rounds} done (${((Date.now() - began) / 1000).toFixed(0)} s)`)
   }
+  const exampleRuns = await onAndOff(exampleForms, rounds)
 
   const rows = sizes.map((size) => {
     const [get, post] = (runs.get(size) as Run[][]).map((list): Figures => ({
@@ -100,17 +120,31 @@ try {
       cpuPerRequest: median(list.map((r) => r.cpuPerRequest)),
       runs: list.map((r) => ({ rps: Math.round(r.rps), p99: r.p99, cpuPerRequest: Math.round(r.cpuPerRequest * 100) / 100 }))
     })) as [Figures, Figures]
-    const mounted = registered.get(size) as Mounted[]
-    const registrationMs = median(mounted.map((m) => m.registrationMs))
+    const registration = (mounted: readonly Mounted[]): Registration => {
+      const registrationMs = median(mounted.map((m) => m.registrationMs))
+      return {
+        registrationMs: Math.round(registrationMs),
+        registrationMsEach: mounted.map((m) => Math.round(m.registrationMs)),
+        msPerAddress: Math.round(100 * registrationMs / size) / 100,
+        heapUsedMB: Math.round(median(mounted.map((m) => m.memory.heapUsed)) / 1e5) / 10,
+        rssMB: Math.round(median(mounted.map((m) => m.memory.rss)) / 1e5) / 10
+      }
+    }
+    const on = registration(registered.get(size) as Mounted[])
+    const lintOff = registration(unlinted.get(size) as Mounted[])
+    return { addresses: size, ...on, lintOff, lintRatio: ratio(on.registrationMs, lintOff.registrationMs), get, post }
+  })
+  const exampleRows = exampleForms.map(({ name, addresses }, i) => {
+    const { on, off } = exampleRuns[i] as { on: number[], off: number[] }
     return {
-      addresses: size,
-      registrationMs: Math.round(registrationMs),
-      registrationMsEach: mounted.map((m) => Math.round(m.registrationMs)),
-      msPerAddress: Math.round(100 * registrationMs / size) / 100,
-      heapUsedMB: Math.round(median(mounted.map((m) => m.memory.heapUsed)) / 1e5) / 10,
-      rssMB: Math.round(median(mounted.map((m) => m.memory.rss)) / 1e5) / 10,
-      get,
-      post
+      form: name,
+      addresses,
+      registrationMs: Math.round(median(on)),
+      msPerAddress: Math.round(100 * median(on) / addresses) / 100,
+      lintOff: { registrationMs: Math.round(median(off)), msPerAddress: Math.round(100 * median(off) / addresses) / 100 },
+      lintRatio: ratio(median(on), median(off)),
+      runsOn: on.map(Math.round),
+      runsOff: off.map(Math.round)
     }
   })
   const first = rows[0]
@@ -126,6 +160,13 @@ try {
   console.log(`\n${lines.join('\n')}`)
   console.log(`(medians; load on /a<N-1>; µs/req = host CPU per response; cost × = µs/req against ${first?.addresses ?? 1} address(es);` +
     ' heap after a forced GC)')
+  const registrationLines = ['registration of                    addresses  ms/address lint on  off  on/off']
+  const registrationLine = (name: string, addresses: number, on: number, off: number, times: number): string =>
+    [name.padEnd(34), String(addresses).padStart(9), on.toFixed(2).padStart(18), off.toFixed(2).padStart(5), times.toFixed(2).padStart(6)].join('  ')
+  for (const row of rows) registrationLines.push(registrationLine('order (workload.ts, a host)', row.addresses, row.msPerAddress, row.lintOff.msPerAddress, row.lintRatio))
+  for (const row of exampleRows) registrationLines.push(registrationLine(`${row.form} (in process)`, row.addresses, row.msPerAddress, row.lintOff.msPerAddress, row.lintRatio))
+  console.log(`\n${registrationLines.join('\n')}`)
+  console.log('(medians of app.ready(); on/off = lint on against lint off)')
 
   const report = {
     ...machine(),
@@ -136,6 +177,7 @@ try {
     pipelining: PIPELINING,
     totalSeconds: Math.round((Date.now() - began) / 1000),
     rows,
+    examples: exampleRows,
     problems
   }
   mkdirSync(resolve(out, '..'), { recursive: true })

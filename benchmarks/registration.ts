@@ -7,13 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import Fastify from 'fastify'
-import gpt from 'fastify-gpt'
 import { lint } from 'fastify-gpt/lint'
-import { unroll } from 'fastify-gpt/unroll'
-import { noteBoard, poll } from '../example/addresses.js'
 import { machine, median, ROOT } from './processes.ts'
-import { form as order } from './workload.ts'
+import { examples, onAndOff, order, tree } from './registering.ts'
 
 const { values } = parseArgs({
   options: {
@@ -27,41 +23,15 @@ const rounds = Number(values.rounds)
 const count = Number(values.count)
 const many = Number(values.many)
 
-const tree = unroll({
-  type: 'object',
-  properties: { name: { type: 'string', maxLength: 40 }, children: { type: 'array', items: { $ref: '#' }, maxItems: 8 } },
-  required: ['name'],
-  additionalProperties: false
-}, { depth: 8 })
 const FORMS: Array<{ name: string, form: object, addresses: number }> = [
-  { name: 'note board (example)', form: noteBoard().form, addresses: count },
-  { name: 'poll (example)', form: poll().form, addresses: count },
+  ...examples(count),
   { name: 'order (workload.ts)', form: order, addresses: count },
   { name: 'tree unrolled to depth 8', form: tree, addresses: count },
   { name: `order × ${many}`, form: order, addresses: many }
 ]
 
-/** Milliseconds from a fresh Fastify to `ready()` with `addresses` addresses of the form. */
-async function ready (form: object, addresses: number, lintOn: boolean): Promise<number> {
-  const app = Fastify({ logger: false })
-  const started = performance.now()
-  for (let i = 0; i < addresses; i++) app.register(gpt, { prefix: `/a${i}`, form, act: () => null, rateLimit: false, lint: lintOn })
-  await app.ready()
-  const ms = performance.now() - started
-  await app.close()
-  return ms
-}
-
-const runs = FORMS.map(() => ({ on: [] as number[], off: [] as number[] }))
 const began = Date.now()
-for (let round = 0; round < rounds; round++) {
-  for (const [i, { form, addresses }] of FORMS.entries()) {
-    for (const lintOn of round % 2 === 0 ? [true, false] : [false, true]) {
-      runs[i]?.[lintOn ? 'on' : 'off'].push(await ready(form, addresses, lintOn))
-    }
-  }
-  console.log(`round ${round + 1}/${rounds} done (${((Date.now() - began) / 1000).toFixed(0)} s)`)
-}
+const runs = await onAndOff(FORMS, rounds, (round) => console.log(`round ${round + 1}/${rounds} done (${((Date.now() - began) / 1000).toFixed(0)} s)`))
 
 // lint() alone, per form: the median of 200 calls.
 const lintMs = (form: object): number => median(Array.from({ length: 200 }, () => {

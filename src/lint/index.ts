@@ -25,18 +25,18 @@ export function lint (form: unknown, options: LintOptions = {}): Finding[] {
   const schema = form as Json
   const findings: Finding[] = []
 
-  const cycles = refCycles(schema)
+  const { cycles, cyclic } = refCycles(schema)
   for (const cycle of cycles) {
     findings.push({
       rule: 'recursion-unbounded',
       severity: 'warning',
       pointer: cycle.pointer,
-      message: `Recursion without a bound: ${cycle.refs.join(' → ')} comes back where it started, so nesting depth is left to each actor. Unroll it to a fixed depth (draft §4.2).`,
+      message: `Recursion without a bound: ${cycle.length > cycle.refs.length ? `… (${cycle.length} $refs) → ` : ''}${cycle.refs.join(' → ')} comes back where it started, so nesting depth is left to each actor. Unroll it to a fixed depth (draft §4.2).`,
       section: '4.2',
       decoders: []
     })
   }
-  const context: Context = { form: schema, cyclic: new Set(cycles.flatMap((cycle) => cycle.refs)) }
+  const context: Context = { form: schema, cyclic }
   const profiles = PROFILES.filter((profile) => decoders.includes(profile.name))
   type Votes = Map<Judgement['verdict'], Array<{ profile: Profile, why: string, keyword: string }>>
   const judged = new Map<string, Votes>()

@@ -4,44 +4,108 @@ import { isObject, refTarget, resolve, walk, type Json } from './schema.ts'
 export interface Cycle {
   /** The `$ref` that closes the cycle. */
   readonly pointer: string
-  /** The `$ref`s round the cycle, in order. */
+  /** The `$ref`s round the cycle, in order, ending with `pointer`: the last LISTED of a longer one. */
   readonly refs: readonly string[]
+  /** How many `$ref`s the cycle passes. */
+  readonly length: number
 }
 
-/** Every cycle of local `$ref`s, each reported once, at the `$ref` that closes it. */
-export function refCycles (form: Json): Cycle[] {
-  // A $ref leads from the innermost schema it stands in that some $ref names (or the root).
-  const refs: Array<{ at: string, to: string }> = []
+export interface Recursion {
+  /** Each cycle found, reported once, at the `$ref` that closes it. */
+  readonly cycles: readonly Cycle[]
+  /** Every `$ref` that stands on some cycle. */
+  readonly cyclic: ReadonlySet<string>
+}
+
+// A message names at most this many $refs of one cycle, so that a form of thousands of them
+// costs as many steps as it has schemas and $refs, not their product.
+const LISTED = 12
+
+interface Edge { readonly to: number, readonly ref: string | undefined }
+
+/**
+ * The cycles of local `$ref`s. Nodes are every subschema; a schema leads to the subschemas it
+ * applies (not its `$defs`: a definition applies only where a `$ref` leads) and a `$ref` to its
+ * target, so a cycle may pass through a schema that contains, in place, another one's target.
+ * One depth-first search, without recursion: a back edge closes a cycle, and Tarjan's components
+ * say which `$ref`s stand on one.
+ */
+export function refCycles (form: Json): Recursion {
+  const pointers: string[] = []
+  const edges: Edge[][] = []
+  const ids = new Map<Json, number>()
+  const refs: Array<{ from: number, at: string, to: string }> = []
   walk(form, (schema, place) => {
+    const id = pointers.length
+    pointers.push(place.pointer)
+    edges.push([])
+    if (isObject(schema) && !ids.has(schema)) ids.set(schema, id)
+    const parent = place.parent === undefined ? undefined : ids.get(place.parent)
+    if (parent !== undefined && place.role !== 'definition') edges[parent]?.push({ to: id, ref: undefined })
     const to = refTarget(isObject(schema) ? schema['$ref'] : undefined)
-    if (to !== undefined && resolve(form, to) !== undefined) refs.push({ at: `${place.pointer}/$ref`, to })
+    if (to !== undefined) refs.push({ from: id, at: `${place.pointer}/$ref`, to })
   })
-  const targets = [...new Set(['', ...refs.map((ref) => ref.to)])].sort((a, b) => b.length - a.length)
-  const owner = (at: string): string => targets.find((t) => t === '' || at === t || at.startsWith(`${t}/`)) ?? ''
-  const edges = new Map<string, Array<{ at: string, to: string }>>()
-  for (const ref of refs) {
-    const from = owner(ref.at.slice(0, -'/$ref'.length))
-    edges.set(from, [...(edges.get(from) ?? []), ref])
+  for (const { from, at, to } of refs) {
+    // Only a schema can be applied; the lint meets each in its walk (a form is a tree).
+    const target = resolve(form, to)
+    const id = isObject(target) ? ids.get(target) : undefined
+    if (id !== undefined) edges[from]?.push({ to: id, ref: at })
   }
+
+  const n = pointers.length
+  const index = new Array<number>(n).fill(-1)
+  const low = new Array<number>(n).fill(0)
+  const component = new Array<number>(n).fill(-1)
+  const onPath = new Array<boolean>(n).fill(false)
+  const entered = new Array<number>(n).fill(0) // refs on the path when the node was entered
+  const tarjan: number[] = []
+  const path: Array<{ node: number, next: number, via: string | undefined }> = []
+  const pathRefs: string[] = []
   const cycles: Cycle[] = []
-  const done = new Set<string>()
-  const path: Array<{ node: string, at: string }> = []
-  const visit = (node: string): void => {
-    const open = path.findIndex((step) => step.node === node)
-    if (open !== -1) {
-      const round = path.slice(open).map((step) => step.at)
-      cycles.push({ pointer: round[round.length - 1] as string, refs: round })
-      return
-    }
-    if (done.has(node)) return
-    for (const edge of edges.get(node) ?? []) {
-      path.push({ node, at: edge.at })
-      visit(edge.to)
-      path.pop()
-    }
-    done.add(node)
+  const closed = new Set<string>()
+  let counter = 0
+  let components = 0
+
+  const enter = (node: number, via: string | undefined): void => {
+    if (via !== undefined) pathRefs.push(via)
+    index[node] = low[node] = counter++
+    entered[node] = pathRefs.length
+    onPath[node] = true
+    tarjan.push(node)
+    path.push({ node, next: 0, via })
   }
-  visit('')
-  for (const target of targets) visit(target)
-  return cycles
+  const close = (start: number, via: string | undefined): void => {
+    const length = pathRefs.length - start + (via === undefined ? 0 : 1)
+    const listed = [...pathRefs.slice(Math.max(start, pathRefs.length - LISTED + (via === undefined ? 0 : 1))), ...(via === undefined ? [] : [via])]
+    const pointer = listed[listed.length - 1] as string
+    if (closed.has(pointer)) return
+    closed.add(pointer)
+    cycles.push({ pointer, refs: listed, length })
+  }
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue
+    enter(root, undefined)
+    while (path.length > 0) {
+      const frame = path[path.length - 1] as { node: number, next: number, via: string | undefined }
+      const edge = edges[frame.node]?.[frame.next++]
+      if (edge !== undefined) {
+        if (index[edge.to] === -1) enter(edge.to, edge.ref)
+        else if (onPath[edge.to] === true) close(entered[edge.to] as number, edge.ref)
+        if (component[edge.to] === -1) low[frame.node] = Math.min(low[frame.node] as number, (index[edge.to] as number))
+        continue
+      }
+      path.pop()
+      onPath[frame.node] = false
+      if (frame.via !== undefined) pathRefs.pop()
+      const parent = path[path.length - 1]
+      if (parent !== undefined) low[parent.node] = Math.min(low[parent.node] as number, low[frame.node] as number)
+      if (low[frame.node] === index[frame.node]) {
+        for (let member = tarjan.pop(); member !== undefined; member = member === frame.node ? undefined : tarjan.pop()) component[member] = components
+        components++
+      }
+    }
+  }
+  const cyclic = new Set(refs.filter(({ from, at }) => edges[from]?.some((e) => e.ref === at && component[e.to] === component[from]))
+    .map(({ at }) => at))
+  return { cycles, cyclic }
 }
