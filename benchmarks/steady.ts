@@ -7,6 +7,7 @@
 //   --smoke                1 run of 1,000 requests: checks every scenario's status codes only
 // Options: --runs N (5) --requests N (60,000; a tenth of it for 64 KB bodies) --only name,name
 //          --connections N (20) --pipelining N (1) --verbose --out file
+//          --pairs N (1): the whole of it on N pairs of hosts in turn, medians over all their runs
 // Hosts on core 1, autocannon on core 0 (taskset). See docs/benchmarks.md.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -21,6 +22,7 @@ const { values } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
     runs: { type: 'string' },
+    pairs: { type: 'string', default: '1' },
     requests: { type: 'string' },
     only: { type: 'string' },
     connections: { type: 'string', default: '20' },
@@ -31,10 +33,11 @@ const { values } = parseArgs({
 })
 const smoke = values.smoke
 const runs = Number(values.runs ?? (smoke ? 1 : 5))
+const pairs = Number(values.pairs)
 const requests = Number(values.requests ?? (smoke ? 1000 : 60_000))
 const connections = Number(values.connections)
 const pipelining = Number(values.pipelining)
-for (const [name, value] of Object.entries({ runs, requests, connections, pipelining })) {
+for (const [name, value] of Object.entries({ runs, pairs, requests, connections, pipelining })) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
 }
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/steady-smoke.tmp.json' : 'benchmarks/results/steady-latest.json'))
@@ -141,14 +144,14 @@ function figures (measured: readonly Run[]): SideFigures {
   }
 }
 
-async function scenarioRow (loader: Child, steady: Steady): Promise<Row> {
+/** Warm-up and alternating runs on one fresh pair of hosts; nothing but the load reaches them until the end. */
+async function onePair (loader: Child, steady: Steady, measured: Record<Side, Run[]>): Promise<void> {
   const { scenario } = steady
   const hosts: Partial<Record<Side, Host>> = {}
   try {
     for (const side of SIDES) hosts[side] = await startHost(side, steady)
     const pair = hosts as Record<Side, Host>
     for (const side of SIDES) await measure(loader, pair[side], side, steady)
-    const measured: Record<Side, Run[]> = { baseline: [], gpt: [] }
     for (let run = 0; run < runs; run++) {
       for (const side of run % 2 === 0 ? SIDES : [...SIDES].reverse()) {
         const result = await measure(loader, pair[side], side, steady)
@@ -158,23 +161,28 @@ async function scenarioRow (loader: Child, steady: Steady): Promise<Row> {
     }
     // only now, with the measuring over, does anything but the load reach the hosts
     problems.push(...(await sameAnswers({ baseline: pair.baseline.url, gpt: pair.gpt.url }, !steady.acts)).map((p) => `${scenario.name}: ${p}`))
-    const baseline = figures(measured.baseline)
-    const gpt = figures(measured.gpt)
-    const cpuRatio = baseline.cpuPerRequest / gpt.cpuPerRequest
-    const rpsRatio = gpt.rps / baseline.rps
-    return {
-      scenario: scenario.name,
-      what: scenario.what,
-      requestsPerRun: steady.amount,
-      baseline,
-      gpt,
-      cpuRatio: Math.round(cpuRatio * 1000) / 1000,
-      rpsRatio: Math.round(rpsRatio * 1000) / 1000,
-      target: steady.target,
-      met: { cpu: cpuRatio >= steady.target, rps: rpsRatio >= steady.target }
-    }
   } finally {
     await Promise.all(Object.values(hosts).map((host) => host.child.stop()))
+  }
+}
+
+async function scenarioRow (loader: Child, steady: Steady): Promise<Row> {
+  const measured: Record<Side, Run[]> = { baseline: [], gpt: [] }
+  for (let pair = 0; pair < pairs; pair++) await onePair(loader, steady, measured)
+  const baseline = figures(measured.baseline)
+  const gpt = figures(measured.gpt)
+  const cpuRatio = baseline.cpuPerRequest / gpt.cpuPerRequest
+  const rpsRatio = gpt.rps / baseline.rps
+  return {
+    scenario: steady.scenario.name,
+    what: steady.scenario.what,
+    requestsPerRun: steady.amount,
+    baseline,
+    gpt,
+    cpuRatio: Math.round(cpuRatio * 1000) / 1000,
+    rpsRatio: Math.round(rpsRatio * 1000) / 1000,
+    target: steady.target,
+    met: { cpu: cpuRatio >= steady.target, rps: rpsRatio >= steady.target }
   }
 }
 
@@ -200,7 +208,7 @@ function table (rows: readonly Row[]): string {
 async function main (): Promise<number> {
   if (!existsSync(`/proc/${process.pid}/stat`)) throw new Error('the steady-state bench reads host CPU from /proc: Linux only')
   const began = Date.now()
-  console.log(`fastify-gpt vs Fastify baseline in steady state: per scenario, one host per side kept warm, 1 warm-up run then ${runs} alternating run(s) of ` +
+  console.log(`fastify-gpt vs Fastify baseline in steady state: per scenario, ${pairs === 1 ? 'one host' : `${pairs} hosts in turn`} per side kept warm, 1 warm-up run then ${runs} alternating run(s) of ` +
     `${requests} requests (a tenth for 64 KB), ${connections} connections × ${pipelining}; host CPU from /proc/<pid>/stat (${TICKS} ticks/s); ` +
     `${canPin ? `hosts on core ${HOST_CORE}, autocannon on core ${LOAD_CORE}` : 'no taskset: not pinned'}`)
   const loader = startChild('load.ts', [], LOAD_CORE)
@@ -223,6 +231,7 @@ async function main (): Promise<number> {
     gptImportedFrom: 'dist/ (the built package, as users import it)',
     smoke,
     runs,
+    pairs,
     requestsPerRun: requests,
     connections,
     pipelining,
