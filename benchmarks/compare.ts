@@ -1,4 +1,4 @@
-// fastify-gpt against a bare Fastify baseline on the same form, side by side (issue 4).
+// fastify-gpt against a bare Fastify baseline on the same form, side by side.
 //   npm run bench            8 rounds of 1 s per scenario and side (fresh hosts and a short
 //                            warm-up each round), medians and ratios,
 //                            written to benchmarks/results/latest.json
@@ -9,13 +9,12 @@
 // within a round, runs alternate between the sides (baseline, gpt, baseline, gpt, ...; gpt first
 // in odd rounds).
 // See docs/benchmarks.md.
-import { Buffer } from 'node:buffer'
-import { mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { LoadJob, LoadSummary } from './load.ts'
-import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, type Child } from './processes.ts'
-import { arrivalBytes, bodies, scenarios, type Scenario, type Side } from './workload.ts'
+import { exitCodeOf, runProblems, sameAnswers } from './checks.ts'
+import type { LoadSummary } from './load.ts'
+import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, writeResults, type Child } from './processes.ts'
+import { jobOf, scenarios, type Scenario, type Side } from './workload.ts'
 
 const { values } = parseArgs({
   options: {
@@ -52,42 +51,19 @@ async function startHost (side: Side, rateLimit: boolean): Promise<Host> {
 
 /** One run of one scenario against one host, with the host's CPU time around it. */
 async function measure (load: Child, host: Host, side: Side, scenario: Scenario, length: { duration: number } | { amount: number }): Promise<Measure> {
-  const job: LoadJob = {
-    url: host.url,
-    method: scenario.method,
-    ...(scenario.body === undefined ? {} : { body: scenario.body }),
-    connections: scenario.connections,
-    pipelining: scenario.pipelining,
-    ...length
-  }
+  const job = jobOf(host.url, scenario, length)
   const before = await host.child.ask<{ cpuMicros: number }>({ type: 'usage' })
   const summary = await load.ask<LoadSummary>({ type: 'run', job })
   const after = await host.child.ask<{ cpuMicros: number }>({ type: 'usage' })
   const cpu = after.cpuMicros - before.cpuMicros
-  const expected = String(scenario.expect[side])
-  const wrong = summary.responses - (summary.statuses[expected] ?? 0)
-  const label = `${scenario.name} on ${side}`
-  if (summary.responses === 0) problems.push(`${label}: no response`)
-  if (wrong > 0) problems.push(`${label}: ${wrong} responses were not ${expected} (${JSON.stringify(summary.statuses)})`)
-  // Fastify closes the connection after a 413 (the client may still be sending): resets there
-  // are the baseline's own behaviour, not a failed run.
-  const resetsExpected = side === 'baseline' && scenario.expect.baseline === 413
-  if ((summary.errors > 0 && !resetsExpected) || summary.timeouts > 0) {
-    problems.push(`${label}: ${summary.errors} errors, ${summary.timeouts} timeouts`)
-  }
+  const wrong = summary.responses - (summary.statuses[String(scenario.expect[side])] ?? 0)
+  problems.push(...runProblems(summary, scenario, side))
   return { ...summary, cpuPerRequest: cpu / Math.max(1, summary.responses), serverCpu: cpu / 1e6 / summary.seconds, wrong }
 }
 
 /** Both sides must serve the same bytes on GET and the same result to an accepted act. */
 async function preflight (hosts: Readonly<Record<Side, Host>>): Promise<void> {
-  for (const side of SIDES) {
-    const { url } = hosts[side]
-    const arrival = Buffer.from(await (await fetch(url)).arrayBuffer())
-    if (!arrival.equals(arrivalBytes)) problems.push(`${side}: GET does not send the arrival bytes`)
-    const act = await fetch(url, { method: 'POST', body: bodies.small, headers: { 'content-type': 'application/json' } })
-    const text = await act.text()
-    if (act.status !== 200 || text !== '{"accepted":true,"items":1}') problems.push(`${side}: the act answered ${act.status} ${text}`)
-  }
+  problems.push(...await sameAnswers({ baseline: hosts.baseline.url, gpt: hosts.gpt.url }))
 }
 
 const round2 = (value: number): number => Math.round(value * 100) / 100
@@ -243,21 +219,15 @@ async function main (): Promise<number> {
       verdicts,
       problems
     }
-    mkdirSync(dirname(out), { recursive: true })
-    writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
-    console.log(`\nwritten to ${relative(ROOT, out)} in ${report.totalSeconds} s`)
+    writeResults(out, report)
   } finally {
     await stopHosts()
     await load.stop()
   }
-  if (problems.length > 0) {
-    console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}`)
-    return 1
-  }
-  return 0
+  return exitCodeOf(problems)
 }
 
-/** The issue's targets that are not a plain ratio, told in words (never asserted). */
+/** The targets that are not a plain ratio, told in words (never asserted). */
 function verdictsOf (rows: readonly Row[]): string[] {
   const lines: string[] = []
   const find = (name: string): Row | undefined => rows.find((r) => r.scenario === name)

@@ -5,13 +5,17 @@
 // Arguments: --side baseline|gpt  --rate-limit on|off  --mounts N (gpt only: addresses /a0 ... /aN-1)
 //            --lint on|off (gpt only: the `lint` option, on by default)
 //            --module PATH (gpt only: another build's index.js instead of the package, to try a change)
-// It reports { port, registrationMs } once listening, then answers the orchestrator over IPC:
+//            --beside  instead of the form's routes, a plain GET / sending the arrival bytes; the gpt
+//                      side also registers an address at /other, which the load never asks for
+// Only the gpt side loads fastify-gpt: the baseline's process never holds its code.
+// It reports { port, registrationMs, pid } once listening, then answers the orchestrator over IPC
+// (the steady-state bench sends nothing until it has measured):
 // `usage` (CPU time so far), `memory` (process.memoryUsage() after a forced GC when --expose-gc),
 // `profile-start` and `profile-stop` (V8's CPU profiler, as `node --cpu-prof` runs it, but around
 // the measured load only, written where asked), `close`. Nothing is added to the host's routes, so the load sees exactly the two routes.
 import rateLimit from '@fastify/rate-limit'
 import Fastify, { type FastifyInstance } from 'fastify'
-import builtGpt from 'fastify-gpt'
+import type builtGpt from 'fastify-gpt'
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { resolve } from 'node:path'
@@ -26,13 +30,14 @@ const { values } = parseArgs({
     'rate-limit': { type: 'string', default: 'off' },
     mounts: { type: 'string' },
     lint: { type: 'string', default: 'on' },
-    module: { type: 'string' }
+    module: { type: 'string' },
+    beside: { type: 'boolean', default: false }
   }
 })
-const gpt: typeof builtGpt = values.module === undefined
-  ? builtGpt
-  : (await import(pathToFileURL(resolve(values.module)).href) as { default: typeof builtGpt }).default
 const side = values.side
+const gpt = side !== 'gpt'
+  ? undefined
+  : (await import(values.module === undefined ? 'fastify-gpt' : pathToFileURL(resolve(values.module)).href) as { default: typeof builtGpt }).default
 const limited = values['rate-limit'] === 'on'
 if (values.lint !== 'on' && values.lint !== 'off') throw new Error(`--lint must be on or off, not ${values.lint}`)
 const linted = values.lint === 'on'
@@ -52,7 +57,13 @@ function baseline (app: FastifyInstance): void {
   })
 }
 
-function address (app: FastifyInstance, prefix?: string): void {
+/** The plain route a user writes beside an address. */
+function plain (app: FastifyInstance): void {
+  app.get('/', (_request, reply) => reply.type('application/json').send(arrivalBytes))
+}
+
+function address (app: FastifyInstance, prefix?: string, extra: { html?: boolean } = {}): void {
+  if (gpt === undefined) throw new Error('only the gpt side registers addresses')
   app.register(gpt, {
     ...(prefix === undefined ? {} : { prefix }),
     prompt,
@@ -64,23 +75,26 @@ function address (app: FastifyInstance, prefix?: string): void {
     },
     rateLimit: limited ? { max: NEVER } : false,
     bodyLimit: BODY_LIMIT,
-    lint: linted
+    lint: linted,
+    ...extra
   })
 }
 
 const app = Fastify({ logger: false })
 const started = performance.now()
-if (side === 'baseline') {
+if (side !== 'baseline' && side !== 'gpt') throw new Error(`--side must be baseline or gpt, not ${side}`)
+if (values.beside) {
+  plain(app)
+  if (side === 'gpt') address(app, '/other', { html: false })
+} else if (side === 'baseline') {
   baseline(app)
-} else if (side === 'gpt') {
+} else {
   if (values.mounts === undefined) {
     address(app)
   } else {
     const count = Number(values.mounts)
     for (let i = 0; i < count; i++) address(app, `/a${i}`)
   }
-} else {
-  throw new Error(`--side must be baseline or gpt, not ${side}`)
 }
 await app.ready()
 const registrationMs = performance.now() - started
@@ -128,4 +142,4 @@ serve(async (message) => {
   }
   return {}
 })
-process.send?.({ port, registrationMs, side, rateLimit: limited, node: process.version })
+process.send?.({ port, registrationMs, pid: process.pid, side, rateLimit: limited, node: process.version })

@@ -2,7 +2,8 @@
 // where `taskset` exists, talking to the orchestrator over IPC.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { cpus } from 'node:os'
-import { resolve } from 'node:path'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 export const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..')
@@ -108,4 +109,11 @@ export function machine (): Record<string, unknown> {
     cores: cpus().length,
     pinned: canPin ? { hosts: HOST_CORE, autocannon: LOAD_CORE } : false
   }
+}
+
+/** Writes a results file as JSON and says where. */
+export function writeResults (out: string, report: { totalSeconds: number }): void {
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
+  console.log(`\nwritten to ${relative(ROOT, out)} in ${report.totalSeconds} s`)
 }

@@ -10,7 +10,7 @@ import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { HOST_CORE, LOAD_CORE, ROOT, startChild } from './processes.ts'
-import { scenarios, type Side } from './workload.ts'
+import { jobOf, scenarios, type Side } from './workload.ts'
 
 const { values } = parseArgs({
   options: {
@@ -41,14 +41,7 @@ let cpuMicros: number
 try {
   await load.ready
   const { port } = await host.ready as { port: number }
-  const job = (seconds: number): LoadJob => ({
-    url: `http://127.0.0.1:${port}/`,
-    method: scenario.method,
-    ...(scenario.body === undefined ? {} : { body: scenario.body }),
-    connections: scenario.connections,
-    pipelining: scenario.pipelining,
-    duration: seconds
-  })
+  const job = (seconds: number): LoadJob => jobOf(`http://127.0.0.1:${port}/`, scenario, { duration: seconds })
   await load.ask({ type: 'run', job: job(Number(values.warmup)) })
   await host.ask({ type: 'profile-start' })
   const before = await host.ask<{ cpuMicros: number }>({ type: 'usage' })

@@ -1,6 +1,7 @@
 // What both sides serve and what the load generator sends: one form, one act result, the bodies
 // and the scenarios. Imported by the hosts and by the load generator, so both build the same bytes.
 import { Buffer } from 'node:buffer'
+import type { LoadJob } from './load.ts'
 
 /** An order form: an object holding an array of small objects with strings and numbers. */
 export const form = {
@@ -130,7 +131,7 @@ export interface Scenario {
   readonly pipelining: number
   /** The status every response must have, per side. */
   readonly expect: Readonly<Record<Side, number>>
-  /** The least ratio fastify-gpt/baseline (req/s) the issue asks for, if any. */
+  /** The least ratio fastify-gpt/baseline (req/s) asked of the short rounds, if any. */
   readonly target?: number
 }
 
@@ -146,3 +147,15 @@ export const scenarios: readonly Scenario[] = [
   { name: 'get+rl', what: 'GET the arrival, rate limiting on', rateLimit: true, method: 'GET', connections: 50, pipelining: 10, expect: ok, target: 0.97 },
   { name: 'post-200B+rl', what: 'POST the ~200 B order, rate limiting on', rateLimit: true, method: 'POST', body: bodies.small, connections: 50, pipelining: 10, expect: ok, target: 0.90 }
 ]
+
+/** The load generator's job for `scenario` against `url`, for a time or a number of requests. */
+export function jobOf (url: string, scenario: Scenario, length: { duration: number } | { amount: number }): LoadJob {
+  return {
+    url,
+    method: scenario.method,
+    ...(scenario.body === undefined ? {} : { body: scenario.body }),
+    connections: scenario.connections,
+    pipelining: scenario.pipelining,
+    ...length
+  }
+}
