@@ -7,6 +7,8 @@
 //   --smoke                1 run of 1,000 requests: checks every scenario's status codes only
 // Options: --runs N (5) --requests N (60,000; a tenth of it for 64 KB bodies) --only name,name
 //          --connections N (20) --pipelining N (1) --verbose --out file
+//          --baseline-keeps-tick (the baseline keeps a nextTick object alive as fastify-gpt does)
+//          --module PATH (the gpt side loads another build's index.js, to measure a change)
 //          --pairs N (1): the whole of it on N pairs of hosts in turn, medians over all their runs
 // Hosts on core 1, autocannon on core 0 (taskset). See docs/benchmarks.md.
 import { spawnSync } from 'node:child_process'
@@ -28,6 +30,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '20' },
     pipelining: { type: 'string', default: '1' },
     out: { type: 'string' },
+    module: { type: 'string' },
+    'baseline-keeps-tick': { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false }
   }
 })
@@ -100,7 +104,10 @@ interface Run { rps: number, p99: number, cpuPerRequest: number }
 const problems: string[] = []
 
 async function startHost (side: Side, steady: Steady): Promise<Host> {
-  const child = startChild('host.ts', ['--side', side, ...steady.host], HOST_CORE)
+  const other = side === 'gpt'
+    ? (values.module === undefined ? [] : ['--module', values.module])
+    : (values['baseline-keeps-tick'] ? ['--keep-tick'] : [])
+  const child = startChild('host.ts', ['--side', side, ...steady.host, ...other], HOST_CORE)
   // The host's own pid: under taskset, the spawned pid is taskset's until it execs node.
   const { port, pid } = await child.ready as { port: number, pid: number }
   if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('host.ts')) throw new Error(`pid ${pid} is not the ${side} host`)

@@ -136,8 +136,12 @@ describe('Appendix B "Form Change": live updates', () => {
       }
     })()
     const outcomes = { ok: 0, changed: 0 }
+    // At least 40 rounds, and on until the form has changed often and both outcomes have been
+    // seen: however fast or slow the machine, never a verdict on how long the rounds took.
+    let rounds = 0
+    const enough = (): boolean => rounds >= 40 && version > 10 && outcomes.ok > 0 && outcomes.changed > 0
     try {
-      for (let round = 0; round < 40; round++) {
+      for (; !enough() && rounds < 4000; rounds++) {
         await Promise.all(Array.from({ length: 10 }, async () => {
           const arrival = await fetch(url)
           const text = await arrival.text()
@@ -156,7 +160,7 @@ describe('Appendix B "Form Change": live updates', () => {
       await app.close()
     }
     assert.ok(version > 10, 'the form changed many times during the run')
-    assert.equal(outcomes.ok + outcomes.changed, 400)
+    assert.equal(outcomes.ok + outcomes.changed, rounds * 10)
     assert.ok(outcomes.ok > 0 && outcomes.changed > 0, `both outcomes happen: ${JSON.stringify(outcomes)}`)
   })
 })
