@@ -1,12 +1,12 @@
 // Compiles the JSON Schema 2020-12 meta-schema into src/meta-schema.ts with Ajv's standalone code
 // generation, the same validator `new Ajv2020().validateSchema` compiles, once and ahead of time.
 // Run: npm run build:meta-schema. `--check` only compares, and fails if src/meta-schema.ts is stale.
-import { readFileSync, writeFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
+import { writeOrCheck } from './generated.ts'
 
 const target = new URL('../src/meta-schema.ts', import.meta.url)
-export const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema'
+const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema'
 
 export function generate (): string {
   const ajv = new Ajv2020({ logger: false, code: { source: true, esm: true } })
@@ -25,14 +25,4 @@ export function generate (): string {
   ].join('\n')
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const text = generate()
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== text) {
-      console.error('src/meta-schema.ts is stale: run npm run build:meta-schema')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, text)
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) writeOrCheck(target, generate(), 'build:meta-schema')

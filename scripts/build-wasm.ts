@@ -1,8 +1,9 @@
 // Assembles src/scan.wat into src/scan-wasm.ts, the bytes src/parse.ts instantiates.
 // Run: npm run build:wasm. `--check` only compares, and fails if src/scan-wasm.ts is stale.
-import { readFileSync, writeFileSync } from 'node:fs'
 import { Buffer } from 'node:buffer'
+import { readFileSync } from 'node:fs'
 import wabt from 'wabt'
+import { writeOrCheck } from './generated.ts'
 
 const source = new URL('../src/scan.wat', import.meta.url)
 const target = new URL('../src/scan-wasm.ts', import.meta.url)
@@ -25,14 +26,4 @@ export async function assemble (): Promise<string> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const text = await assemble()
-  if (process.argv.includes('--check')) {
-    if (readFileSync(target, 'utf8') !== text) {
-      console.error('src/scan-wasm.ts is stale: run npm run build:wasm')
-      process.exit(1)
-    }
-  } else {
-    writeFileSync(target, text)
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) writeOrCheck(target, await assemble(), 'build:wasm')
