@@ -4,6 +4,7 @@
 // keywords, array keywords; what it never reaches it neither refuses nor compiles.
 import { disjointOneOf } from './unions.ts'
 import { escape, isObject, listOf, literals, refTarget, resolve, typeOf, walk, type Json, type JsonObject } from './schema.ts'
+import { LONE_SURROGATES, RAW_CONTROLS, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from './wire.ts'
 
 type Verdict = 'tightened' | 'loosened' | 'refused'
 export interface Said { readonly keyword: string, readonly verdict: Verdict, readonly why: string }
@@ -27,6 +28,7 @@ const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-referen
 export const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
 export const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
 const INT64 = 2 ** 63
+const ANY_VALUE = 'any value, by JSON\'s own grammar: a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
 // Judged wherever the schema is reached, whatever else it holds.
 const IGNORED_EVERYWHERE = new Set(['not', 'then', 'else', 'dependentSchemas'])
 
@@ -67,6 +69,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
 
   const visit = (schema: Json | undefined, at: string): void => {
     if (schema === false) return say(at, '', 'refused', 'the converter refuses a schema that admits nothing')
+    if (schema === true) return say(at, '', 'loosened', ANY_VALUE)
     if (!isObject(schema)) return
     // Never compiled, whatever else the schema says.
     const { not, if: test, then, else: otherwise } = schema
@@ -82,6 +85,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (['properties', 'additionalProperties', 'unevaluatedProperties'].some((key) => key in schema)) return typed(schema, at, 'object')
     if (['items', 'prefixItems', 'unevaluatedItems'].some((key) => key in schema)) return typed(schema, at, 'array')
     loosen(at, schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT].filter((key) => !IGNORED_EVERYWHERE.has(key)), 'ignored: without a type the converter admits any value')
+    say(at, '', 'loosened', ANY_VALUE)
   }
 
   const compositeSchema = (schema: JsonObject, at: string, composite: string): void => {
@@ -163,7 +167,16 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (pattern !== undefined) {
       if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
       if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
+      if (textLeaks(pattern)) say(at, 'pattern', 'loosened', TEXT_MATCHED)
       if (!anchored(pattern)) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
+    } else if (format === undefined || !FORMATS.has(format)) {
+      // The two string rules of the converter: with a length bound, any character but the quote,
+      // the backslash and line breaks (so raw control characters, and no escapes); without, JSON's
+      // own string with every \\u escape, lone surrogates too.
+      const bound = ['maxLength', 'minLength'].find((key) => key in schema)
+      if (bound !== undefined) {
+        if (num(schema, 'maxLength') !== 0) say(at, bound, 'loosened', RAW_CONTROLS)
+      } else say(at, '', 'loosened', LONE_SURROGATES)
     }
     if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {
       say(at, 'format', 'loosened', 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')
@@ -203,7 +216,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'more members required than the closed object can hold')
     loosen(at, schema, ['dependentRequired'], 'not compiled into the grammar')
     const repeats = (key: string): void => {
-      if ((max ?? 2) >= 2) say(at, key, 'loosened', 'a member name may repeat, and the address refuses duplicate names')
+      if ((max ?? 2) >= 2) say(at, key, 'loosened', REPEATED_NAMES)
     }
     if (named) {
       // Only members whose names match a pattern (or propertyNames) are produced, and their values
@@ -229,6 +242,8 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     for (const name of names) visit(properties[name], `${at}/properties/${escape(name)}`)
     if (extra !== false && extraKey !== undefined) {
       repeats(extraKey)
+      // The names of members the form does not list are JSON's own strings.
+      say(at, extraKey, 'loosened', `a name: ${LONE_SURROGATES}`)
       visit(extra, `${at}/${extraKey}`)
     }
   }
