@@ -62,29 +62,17 @@ async function decoder () {
   return decoding
 }
 
-/** A seeded generator of numbers in [0, 1) (mulberry32): the same walks on every run. */
-function random (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 // Tokens that bring a value to its end, preferred once a walk is long enough.
 const CLOSING = new Set(['"', '}', ']', '"}', '},', '],', STOP])
 
 /**
  * An actor under XGrammar: the form compiled as vLLM and SGLang compile it, then walks of its
- * GrammarMatcher with seeded random choices among the tokens it allows, as a model sampling under
- * the grammar would. Past `patience` tokens a walk takes a closing token when one is allowed, so
+ * GrammarMatcher with random choices (`next`, numbers in [0, 1): seeded, for walks that repeat)
+ * among the tokens it allows, as a model sampling under the grammar would. Past `patience` tokens a walk takes a closing token when one is allowed, so
  * that walks end; a walk still going at `maxTokens` is dropped. Resolves to the bodies' texts, or
  * to `{ error }` when the converter refuses the form.
  */
-async function act (schema, { bodies = 20, seed = 1, patience = 24, maxTokens = 800 } = {}) {
+async function act (schema, { next, bodies = 20, patience = 24, maxTokens = 800 }) {
   const { by, compiler } = await decoder()
   let compiled
   try {
@@ -93,7 +81,6 @@ async function act (schema, { bodies = 20, seed = 1, patience = 24, maxTokens = 
     xgrammar = load()
     return { error }
   }
-  const next = random(seed)
   const texts = []
   let dropped = 0
   try {
