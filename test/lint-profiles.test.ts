@@ -15,10 +15,41 @@ const field = (schema: object): object => closed({ a: schema })
 
 describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-grammar.cpp', () => {
   const llama = (schema: object): string[] => judged(field(schema), 'llama-cpp')
+  // what its "char" rule writes in every string: any \u escape, lone surrogates too
+  const SURROGATES = 'loosens /properties/a'
+  const why = (form: unknown, pointer: string): string => lint(form, { decoders: ['llama-cpp'] }).filter((f) => f.pointer === pointer && f.rule.startsWith('decoder-')).map((f) => f.message).join(' ')
   it('reads nothing beside $ref, oneOf or anyOf (visit returns on them first)', () => {
     const form = { $defs: { s: { type: 'string' } }, ...field({ $ref: '#/$defs/s', maxLength: 3 }) }
-    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /properties/a/maxLength'])
+    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /$defs/s', 'loosens /properties/a/maxLength'])
     assert.deepEqual(llama({ type: 'string', maxLength: 3, anyOf: [{ pattern: '^a+$' }, { const: 'b' }] }), ['loosens /properties/a/maxLength', 'loosens /properties/a/type'])
+  })
+  it('refuses a $ref other than "#/..." and https:// (resolve_refs: "Unsupported ref"): "#", an $anchor, a relative ref', () => {
+    const tree = { type: 'object', properties: { name: { type: 'string', maxLength: 9 }, children: { type: 'array', items: { $ref: '#' }, maxItems: 3 } }, required: ['name'], additionalProperties: false }
+    assert.ok(judged(tree, 'llama-cpp').includes('refuses /properties/children/items/$ref'))
+    assert.match(why(tree, '/properties/children/items/$ref'), /"Unsupported ref: #"/)
+    assert.ok(judged({ $defs: { n: { $anchor: 'n', type: 'integer', minimum: 0, maximum: 1 } }, ...field({ $ref: '#n' }) }, 'llama-cpp').includes('refuses /properties/a/$ref'))
+    assert.ok(judged({ ...field({ $ref: 'other.json' }) }, 'llama-cpp').includes('refuses /properties/a/$ref'))
+  })
+  it('follows "#/..." pointers without undoing ~0, ~1 or %-escapes ("Error resolving ref")', () => {
+    for (const name of ['a~b', 'a/b', 'a"b']) {
+      const pointer = `#/$defs/${encodeURIComponent(name.replaceAll('~', '~0').replaceAll('/', '~1')).replaceAll('%7E', '~')}`
+      const form = { $defs: { [name]: { type: 'integer', minimum: 0, maximum: 1 } }, ...field({ $ref: pointer }) }
+      assert.ok(judged(form, 'llama-cpp').includes('refuses /properties/a/$ref'), pointer)
+      assert.match(why(form, '/properties/a/$ref'), /Error resolving ref/)
+    }
+    assert.deepEqual(judged({ $defs: { ab: { type: 'integer', minimum: 0, maximum: 1 } }, ...field({ $ref: '#/$defs/ab' }) }, 'llama-cpp'), [])
+  })
+  it('reads every member named "$ref" as a reference: a property named "$ref" fails the converter', () => {
+    const form = closed({ $ref: { type: 'integer', minimum: 0, maximum: 1 } })
+    assert.deepEqual(judged(form, 'llama-cpp'), ['refuses /properties/$ref'])
+    assert.match(why(form, '/properties/$ref'), /type must be string, but is object/)
+  })
+  it('resolves no $ref inside a schema holding one: a $ref to a $ref compiles as any object', () => {
+    const form = { $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b' }, b: { type: 'integer', minimum: 0, maximum: 9 } } }
+    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /$defs/a/$ref'])
+    assert.match(why(form, '/$defs/a/$ref'), /any object/)
+    // from a member, both are met
+    assert.deepEqual(judged({ $defs: form.$defs, ...field({ $ref: '#/$defs/a' }) }, 'llama-cpp'), [])
   })
   it('refuses a pattern without ^ and $ (_visit_pattern) or with an escape parse_char lacks', () => {
     assert.deepEqual(llama({ type: 'string', pattern: 'ab' }), ['refuses /properties/a/pattern'])
@@ -27,6 +58,11 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(llama({ type: 'string', pattern: '^a\\.b[0-9\\-]{1,3}$' }), [])
     // lookaround only warns and is skipped
     assert.deepEqual(llama({ type: 'string', pattern: '^(?!x)[a-z]{1,3}$' }), ['loosens /properties/a/pattern'])
+  })
+  it('matches a pattern against the JSON text: "." is [^\\x0A\\x0D], so it writes raw TABs, quotes and backslashes', () => {
+    assert.deepEqual(llama({ type: 'string', pattern: '^a.b$' }), ['loosens /properties/a/pattern'])
+    assert.match(why(field({ type: 'string', pattern: '^[^x]{1,3}$' }), '/properties/a/pattern'), /JSON text/)
+    assert.deepEqual(llama({ type: 'string', pattern: '^[a-z]{1,3}$' }), [])
   })
   it('drops lengths and format beside pattern, lengths beside date, time, date-time and uuid', () => {
     assert.deepEqual(llama({ type: 'string', pattern: '^a+$', maxLength: 3 }), ['loosens /properties/a/maxLength'])
@@ -37,21 +73,26 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(llama({ type: 'string', format: 'time' }), [])
     assert.deepEqual(llama({ type: 'string', format: 'uuid' }), [])
   })
+  it('writes any \\u escape in other strings (its "char" rule), lone surrogates too', () => {
+    assert.deepEqual(llama({ type: 'string', maxLength: 5 }), [SURROGATES])
+    assert.match(why(field({ type: 'string' }), '/properties/a'), /lone surrogate/)
+  })
   it('refuses a boolean subschema ("Unrecognized schema"), but for additionalProperties', () => {
     assert.deepEqual(llama({ type: 'array', items: true, maxItems: 2 }), ['refuses /properties/a/items'])
     assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'], additionalProperties: false }, 'llama-cpp'), [])
   })
-  it('takes {m,n} as llama-grammar.cpp does: refused from 2000 repetitions, an upper bound above it dropped', () => {
+  it('takes {m,n} as llama-grammar.cpp does: refused from 2000 repetitions ("number of repetitions exceeds sane defaults")', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 6000 }), (n) => {
-      // a string of maxLength n is char{0,n}: n repetitions, unless n > 2000 leaves it unbounded
-      const expected = n < 2000 ? [] : n === 2000 ? ['refuses /properties/a/maxLength'] : ['loosens /properties/a/maxLength']
+      // a string of maxLength n is char{0,n}: n repetitions
+      const expected = n < 2000 ? [SURROGATES] : [SURROGATES, 'refuses /properties/a/maxLength']
       assert.deepEqual(llama({ type: 'string', maxLength: n }), expected)
     }))
-    assert.deepEqual(llama({ type: 'string', minLength: 2001 }), ['refuses /properties/a/minLength'])
+    assert.deepEqual(llama({ type: 'string', minLength: 2001 }), [SURROGATES, 'refuses /properties/a/minLength'])
+    assert.match(why(field({ type: 'string', maxLength: 5000 }), '/properties/a/maxLength'), /number of repetitions exceeds sane defaults/)
     // arrays repeat the separated item minItems-1 to maxItems-1 times
     assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2000 }), [])
     assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2001 }), ['refuses /properties/a/maxItems'])
-    assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2002 }), ['loosens /properties/a/maxItems'])
+    assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 5000 }), ['refuses /properties/a/maxItems'])
   })
   it('produces exactly the prefixItems, and reads no prefixItems beside items', () => {
     assert.deepEqual(llama({ type: 'array', prefixItems: [{ const: 1 }] }), ['tightens /properties/a/prefixItems'])
@@ -61,11 +102,22 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
   })
   it('builds required from properties only (_build_object_rule), and an object without properties from any members', () => {
     assert.deepEqual(judged({ ...closed({ a: { const: 1 } }), required: ['a', 'b'] }, 'llama-cpp'), ['loosens /required'])
-    assert.deepEqual(llama({ type: 'object', required: ['x'] }), ['loosens /properties/a/required'])
+    assert.deepEqual(llama({ type: 'object', required: ['x'] }), ['loosens /properties/a', 'loosens /properties/a/required'])
+    assert.match(why(field({ type: 'object' }), '/properties/a'), /any object.*name may repeat/)
+  })
+  it('lets the names of additional members repeat (( "," additional-kv )*), and write lone surrogates', () => {
+    const open = { type: 'object', properties: { a: { const: 1 } }, additionalProperties: { const: 2 } }
+    assert.deepEqual(judged(open, 'llama-cpp'), ['loosens /additionalProperties'])
+    assert.match(why(open, '/additionalProperties'), /may repeat.*lone surrogate/)
+  })
+  it('compiles a schema without a type as any value, a number with any exponent', () => {
+    assert.match(why(field({ description: 'anything' }), '/properties/a'), /any value/)
+    assert.match(why(field({ type: 'number' }), '/properties/a'), /1e400/)
   })
   it('visits each type of a type list with the same keywords', () => {
-    assert.deepEqual(llama({ type: ['string', 'null'], maxLength: 5 }), [])
-    assert.deepEqual(llama({ type: ['number', 'null'], maximum: 5 }), ['loosens /properties/a/maximum'])
+    assert.deepEqual(llama({ type: ['string', 'null'], maxLength: 5 }), [SURROGATES])
+    assert.deepEqual(llama({ type: ['integer', 'null'], maximum: 5, minimum: 0 }), [])
+    assert.deepEqual(llama({ type: ['number', 'null'], maximum: 5 }), ['loosens /properties/a', 'loosens /properties/a/maximum'])
   })
   it('reads integer bounds as 64-bit integers, an exclusive bound only alone, and no allOf beside an integer', () => {
     assert.deepEqual(llama({ type: 'integer', minimum: 1.5, maximum: 9 }), ['loosens /properties/a/minimum'])

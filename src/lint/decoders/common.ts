@@ -68,6 +68,8 @@ export interface Table {
   /** Whether the converter compiles a schema in this place; what it never reads is judged where it stands. */
   readonly reads?: (place: Place) => boolean
   readonly extra?: (schema: JsonObject, place: Place, context: Context) => Judgement[]
+  /** Judgements on the form as a whole, each keyword a path from its root. */
+  readonly limits?: (form: Json) => Judgement[]
 }
 
 export const under = (place: Place): string => place.pointer.split('/').at(-1) ?? ''
@@ -96,6 +98,7 @@ export function tabled (name: DecoderName, runtimes: string, table: Table): Prof
   return {
     name,
     runtimes,
+    ...(table.limits === undefined ? {} : { limits: table.limits }),
     judge (schema, place, context) {
       if (table.reads?.(place) === false) return []
       if (typeof schema === 'boolean') {

@@ -1,15 +1,19 @@
 // llama.cpp: common/json-schema-to-grammar.cpp (common_schema_converter::visit) builds a GBNF
 // grammar; src/llama-grammar.cpp parses it, and the server answers 400 when either fails.
-import { isObject, listOf, type JsonObject } from '../schema.ts'
+import { isObject, listOf, walk, type Json, type JsonObject } from '../schema.ts'
 import type { Judgement } from '../decoders.ts'
+import { LONE_SURROGATES, NUMBER_OVERFLOW, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from '../wire.ts'
 import { ARRAY, ASSERTIONS, beside, each, isString, NUMBER, num, OBJECT, present, reading, STRING, tabled, typeBesideLiterals, under, undeclared } from './common.ts'
 
 const LLAMA_LOOSENED = ['multipleOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains',
   'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedItems',
   'unevaluatedProperties']
-// llama-grammar.cpp MAX_REPETITION_THRESHOLD: a larger lower bound of `{m,n}` fails to parse; a
-// larger upper one is dropped; and the parser refuses when the repetition count reaches it.
+// llama-grammar.cpp MAX_REPETITION_THRESHOLD: the grammar parser refuses a repetition count of
+// `{m,n}` that reaches it.
 const REPETITIONS = 2000
+const SANE = 'the grammar parser refuses it: "number of repetitions exceeds sane defaults, please reduce the number of repetitions"'
+const ANY_OBJECT = `compiled as any object (its "object" rule): ${REPEATED_NAMES}, and a name may hold a lone surrogate escape ("\\ud800")`
+const ANY_VALUE = 'compiled as any value (its "value" rule): a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
 // Escapes its GBNF parser takes (parse_char), outside and inside a character class; the converter
 // unescapes regex metacharacters outside classes and copies every other escape verbatim.
 const GBNF_ESCAPES = 'xuUtrn\\"[]-'
@@ -31,13 +35,11 @@ function llamaPattern (pattern: string): string | undefined {
   return undefined
 }
 
-/** `{min,max}` as llama-grammar.cpp parses it: refused past the threshold, or the upper bound dropped. */
+/** `{min,max}` as llama-grammar.cpp parses it: refused when either count reaches the threshold. */
 function repetition (min: number, max: number | undefined, names: readonly [string, string]): Judgement[] {
-  if (min > REPETITIONS) return [{ keyword: names[0], verdict: 'refused', why: `the grammar parser refuses a repetition of more than ${REPETITIONS}` }]
-  const upper = max !== undefined && max > REPETITIONS ? undefined : max
-  const total = upper !== undefined && upper > 0 ? upper : min
-  if (total >= REPETITIONS) return [{ keyword: upper === undefined ? names[0] : names[1], verdict: 'refused', why: `the grammar parser refuses a repetition of ${REPETITIONS} or more` }]
-  return upper === max ? [] : [{ keyword: names[1], verdict: 'loosened', why: `an upper bound above ${REPETITIONS} is dropped by the grammar parser` }]
+  if (min >= REPETITIONS) return [{ keyword: names[0], verdict: 'refused', why: SANE }]
+  if (max !== undefined && max >= REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: SANE }]
+  return []
 }
 
 /** One `visit` of the converter, for a schema whose `type` is absent or a single name. */
@@ -60,7 +62,10 @@ function llamaBranch (schema: JsonObject): Judgement[] {
   const out: Judgement[] = []
   if (loose('object') && ('properties' in schema || ('additionalProperties' in schema && schema['additionalProperties'] !== true))) {
     out.push(...undeclared(schema), ...each(present(schema, ['allOf']), 'loosened', 'not read beside properties'))
-    if (!('additionalProperties' in schema)) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
+    const extra = schema['additionalProperties']
+    if (extra === undefined) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
+    // _build_object_rule: ( "," additional-kv )* with any string as the name but those listed
+    else if (extra !== false) out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `${REPEATED_NAMES}; and ${LONE_SURROGATES.replace('a string', 'a name')}` })
     return out
   }
   if ((loose('object') || type === 'string') && 'allOf' in schema) {
@@ -89,12 +94,14 @@ function llamaBranch (schema: JsonObject): Judgement[] {
     const broken = llamaPattern(schema['pattern'])
     if (broken !== undefined) return [{ keyword: 'pattern', verdict: 'refused', why: broken }]
     if (/\(\?[^:]/.test(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'loosened', why: 'lookaround and named groups are skipped' })
+    if (textLeaks(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'loosened', why: TEXT_MATCHED })
     return [...out, ...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'not read beside pattern')]
   }
   if (loose('string') && isString(schema['format']) && /^(uuid[1-5]?|date|time|date-time)$/.test(schema['format'])) {
     return each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format')
   }
-  if (type === 'string') return repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength'])
+  // The "char" rule of every other string takes any \\u escape.
+  if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), { keyword: '', verdict: 'loosened', why: LONE_SURROGATES }]
   if (type === 'integer') {
     // Bounds are read as 64-bit integers (a fractional minimum is truncated), exclusive ones only alone.
     out.push(...each(['minimum', 'exclusiveMinimum'].filter((key) => typeof schema[key] === 'number' && !Number.isInteger(schema[key]) && (key === 'minimum' || !('minimum' in schema))), 'loosened', 'a fractional lower bound is truncated'))
@@ -106,12 +113,56 @@ function llamaBranch (schema: JsonObject): Judgement[] {
   if (type === undefined) out.push(...each(present(schema, ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'required']), 'loosened', 'not read without a type'))
   if (type === 'array') out.push(...each(present(schema, ['minItems', 'maxItems']), 'loosened', 'not read without items'))
   if (type === 'object') out.push(...each(present(schema, ['required']), 'loosened', 'not read without properties'))
+  if (type === 'number') out.push({ keyword: '', verdict: 'loosened', why: NUMBER_OVERFLOW })
+  if (type === 'object' || Object.keys(schema).length === 0) out.push({ keyword: '', verdict: 'loosened', why: ANY_OBJECT })
+  else if (type === undefined) out.push({ keyword: '', verdict: 'loosened', why: ANY_VALUE })
   return out
 }
 
 /** A keyword's relevance to one type of a `type` list, which the converter visits one type at a time. */
 const concerns = (keyword: string, type: string): boolean =>
   STRING.includes(keyword) ? type === 'string' : NUMBER.includes(keyword) ? type === 'number' || type === 'integer' : ARRAY.includes(keyword) ? type === 'array' : OBJECT.includes(keyword) ? type === 'object' : true
+
+const jsonType = (value: Json): string => value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value
+
+/**
+ * resolve_refs, as it walks the whole form before anything is compiled: every member named "$ref"
+ * is a reference (nothing inside its holder is looked at), "#/..." pointers are split on "/" and
+ * followed without undoing ~0, ~1 or %-escapes; a reference it never met compiles as `{}`, any object.
+ */
+function llamaRefs (form: Json): Judgement[] {
+  const out: Judgement[] = []
+  const met = new Set<string>()
+  const refused = (at: string, why: string): void => { out.push({ keyword: `${at.slice(1)}${at === '' ? '' : '/'}$ref`, verdict: 'refused', why: `the converter fails: "${why}"` }) }
+  const visit = (node: Json, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}/${i}`))
+    if (!isObject(node)) return
+    if (!Object.hasOwn(node, '$ref')) {
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+      return
+    }
+    const ref = node['$ref']
+    if (typeof ref !== 'string') return refused(at, `[json.exception.type_error.302] type must be string, but is ${jsonType(ref as Json)}`)
+    if (met.has(ref) || ref.startsWith('https://')) return
+    if (!ref.startsWith('#/')) return refused(at, `Unsupported ref: ${ref}`)
+    let target: Json | undefined = form
+    for (const sel of ref.slice(2).split('/')) {
+      const next: Json | undefined = Array.isArray(target) ? target[Number(sel)] : isObject(target) && Object.hasOwn(target, sel) ? target[sel] : undefined
+      if (next === undefined) return refused(at, `Error resolving ref ${ref}: ${sel} not in ${JSON.stringify(target).slice(0, 40)}…`)
+      target = next
+    }
+    met.add(ref)
+  }
+  visit(form, '')
+  if (out.length > 0) return out
+  walk(form, (schema, place) => {
+    const ref = isObject(schema) ? schema['$ref'] : undefined
+    if (typeof ref === 'string' && ref.startsWith('#/') && !met.has(ref)) {
+      out.push({ keyword: `${place.pointer.slice(1)}${place.pointer === '' ? '' : '/'}$ref`, verdict: 'loosened', why: `never resolved (it stands inside a schema holding a $ref): ${ANY_OBJECT}` })
+    }
+  })
+  return out
+}
 
 export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', {
   loosened: LLAMA_LOOSENED,
@@ -132,5 +183,6 @@ export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (G
       }
     }
     return out
-  }
+  },
+  limits: llamaRefs
 })
