@@ -139,14 +139,15 @@ describe('outlines: outlines-core src/json_schema/parsing.rs', () => {
   it('reads only the first of properties, allOf, anyOf, oneOf, prefixItems, enum, const, $ref', () => {
     assert.deepEqual(outlines({ type: 'string', maxLength: 3, anyOf: [{ type: 'string', maxLength: 1 }, { const: 'bb' }] }), ['loosens /properties/a/maxLength', 'loosens /properties/a/type'])
     const form = { $defs: { o: { type: 'object' } }, ...closed({ a: { $ref: '#/$defs/o' } }) }
-    assert.deepEqual(judged({ ...form, anyOf: [{ required: ['a'] }] }, 'outlines'), ['loosens /anyOf'])
+    // (the object without properties is any object: its names may repeat)
+    assert.deepEqual(judged({ ...form, anyOf: [{ required: ['a'] }] }, 'outlines'), ['loosens /$defs/o', 'loosens /anyOf'])
   })
   it('closes an object with properties whatever additionalProperties says (parse_properties)', () => {
     assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, 'outlines'), ['tightens '])
   })
   it('refuses additionalProperties: false on an object without properties, and reads no required there (parse_object_type)', () => {
     assert.deepEqual(outlines({ type: 'object', additionalProperties: false }), ['refuses /properties/a/additionalProperties'])
-    assert.deepEqual(outlines({ type: 'object', required: ['x'], maxProperties: 2 }), ['loosens /properties/a/required'])
+    assert.deepEqual(outlines({ type: 'object', required: ['x'], maxProperties: 2 }), ['loosens /properties/a', 'loosens /properties/a/required'])
   })
   it('refuses a boolean subschema it compiles', () => {
     assert.deepEqual(outlines({ type: 'array', items: false }), ['refuses /properties/a/items'])
@@ -167,13 +168,43 @@ describe('outlines: outlines-core src/json_schema/parsing.rs', () => {
     assert.deepEqual(outlines({ type: 'string', format: 'uuid' }), [])
   })
   it('concatenates the alternatives of an allOf (parse_all_of)', () => {
-    assert.deepEqual(outlines({ allOf: [{ type: 'integer' }, { type: 'integer' }] }), ['loosens /properties/a/allOf'])
+    assert.deepEqual(outlines({ allOf: [{ type: 'boolean' }, { type: 'null' }] }), ['loosens /properties/a/allOf'])
     assert.deepEqual(outlines({ allOf: [{ type: 'boolean' }] }), [])
   })
   it('cuts recursion after three nested refs by leaving out the property holding it (parse_properties)', () => {
     const node = (required: string[]): object => ({ $defs: { n: { type: 'object', properties: { next: { $ref: '#/$defs/n' } }, required, additionalProperties: false } }, $ref: '#/$defs/n' })
     assert.ok(judged(node([]), 'outlines').includes('tightens /$defs/n/properties/next/$ref'))
     assert.ok(judged(node(['next']), 'outlines').includes('loosens /$defs/n/properties/next/$ref'))
+  })
+  const why = (form: unknown, pointer: string): string => lint(form, { decoders: ['outlines'] }).filter((f) => f.pointer === pointer && f.rule.startsWith('decoder-')).map((f) => f.message).join(' ')
+  it('writes member names between quotes unescaped (parse_properties): a quote or a backslash in a name is not JSON', () => {
+    assert.deepEqual(judged(closed({ 'a"b': { const: 1 } }), 'outlines'), ['loosens /properties'])
+    assert.deepEqual(judged(closed({ 'a\\b': { const: 1 }, c: { const: 2 } }), 'outlines'), ['loosens /properties'])
+    assert.deepEqual(judged(closed({ 'a b': { const: 1 } }), 'outlines'), [])
+  })
+  it('takes email and uri by patterns that admit a raw quote (types.rs)', () => {
+    assert.deepEqual(outlines({ type: 'string', format: 'email' }), ['loosens /properties/a/format'])
+    assert.match(why(field({ type: 'string', format: 'uri' }), '/properties/a/format'), /raw quote/)
+  })
+  it('matches a pattern against the JSON text of the string', () => {
+    assert.deepEqual(outlines({ type: 'string', pattern: '^.{1,3}$' }), ['loosens /properties/a/pattern'])
+    assert.match(why(field({ type: 'string', pattern: '^[^x]+$' }), '/properties/a/pattern'), /JSON text/)
+    assert.deepEqual(outlines({ type: 'string', pattern: '^[a-c]+$' }), [])
+  })
+  it('resolves only "#" and "#/..." references: anchors and relative refs are refused', () => {
+    assert.deepEqual(judged({ $defs: { n: { $anchor: 'n', const: 1 } }, ...field({ $ref: '#n' }) }, 'outlines'), ['refuses /properties/a/$ref'])
+    assert.deepEqual(outlines({ $ref: 'other.json' }), ['refuses /properties/a/$ref'])
+    assert.deepEqual(judged({ $defs: { n: { const: 1 } }, ...field({ $ref: '#/$defs/n' }) }, 'outlines'), [])
+  })
+  it('refuses bounds of 2,000 and more, whose automaton takes over 10 s to build', () => {
+    assert.deepEqual(outlines({ type: 'string', maxLength: 1999 }), [])
+    assert.deepEqual(outlines({ type: 'string', maxLength: 2000 }), ['refuses /properties/a/maxLength'])
+    assert.deepEqual(outlines({ type: 'array', items: { const: 1 }, minItems: 2000 }), ['refuses /properties/a/minItems'])
+  })
+  it('writes numbers with any exponent and integers with any number of digits, and lets names of an object without properties repeat', () => {
+    assert.match(why(field({ type: 'number' }), '/properties/a'), /1e400/)
+    assert.match(why(field({ type: 'integer' }), '/properties/a'), /2\^53/)
+    assert.match(why(field({ type: 'object', additionalProperties: { const: 1 } }), '/properties/a/additionalProperties'), /may repeat/)
   })
 })
 
@@ -195,5 +226,35 @@ describe('llguidance: llguidance parser/src/json/schema.rs and compiler.rs', () 
     assert.deepEqual(guidance({ type: 'string', format: 'iri' }), ['refuses /properties/a/format'])
     assert.deepEqual(guidance({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])
     assert.deepEqual(guidance({ type: 'string', format: 'ipv4' }), [])
+  })
+  const why = (form: unknown, pointer: string): string => lint(form, { decoders: ['llguidance'] }).filter((f) => f.pointer === pointer && f.rule.startsWith('decoder-')).map((f) => f.message).join(' ')
+  it('refuses a schema it must produce that admits nothing (compiler.rs: "Unsatisfiable schema"), but leaves out an optional one', () => {
+    // (the error propagates: the form requires the member)
+    assert.deepEqual(judged({ type: 'object', properties: { a: false }, required: ['a'] }, 'llguidance'), ['refuses '])
+    assert.deepEqual(guidance({ anyOf: [false, { type: 'integer', minimum: 2, maximum: 1 }] }), ['refuses ', 'refuses /properties/a'])
+    assert.match(why(field({ anyOf: [false, false] }), '/properties/a'), /Unsatisfiable schema: All options in anyOf are unsatisfiable/)
+    assert.deepEqual(guidance({ type: 'object', properties: { x: { const: 1 } }, required: ['x', 'y'], maxProperties: 1, additionalProperties: false }), ['refuses ', 'refuses /properties/a'])
+    assert.deepEqual(guidance({ type: 'string', minLength: 3, maxLength: 2 }), ['refuses ', 'refuses /properties/a'])
+    assert.deepEqual(judged({ type: 'object', properties: { a: false }, additionalProperties: false }, 'llguidance'), [])
+  })
+  it('refuses a multipleOf whose digits do not fit 32 bits (numeric.rs: "has too many digits")', () => {
+    assert.deepEqual(guidance({ type: 'number', minimum: 0, maximum: 1, multipleOf: 0.25 }), [])
+    assert.deepEqual(guidance({ type: 'number', minimum: 0, maximum: 1, multipleOf: 0.12345678912 }), ['refuses /properties/a/multipleOf'])
+    assert.deepEqual(guidance({ type: 'integer', minimum: 0, maximum: 1, multipleOf: 1e10 }), ['refuses /properties/a/multipleOf'])
+    assert.match(why(field({ type: 'number', minimum: 0, maximum: 1, multipleOf: 0.00012345678912 }), '/properties/a/multipleOf'), /Value for 'multipleOf' has too many digits/)
+  })
+  it('refuses patternProperties whose patterns may match one name', () => {
+    const values = { type: 'integer', minimum: 0, maximum: 1 }
+    assert.deepEqual(guidance({ type: 'object', patternProperties: { '^a': values, b$: values }, additionalProperties: false }), ['refuses /properties/a/patternProperties'])
+    assert.deepEqual(guidance({ type: 'object', patternProperties: { '^a': values, '^b': values }, additionalProperties: false }), [])
+  })
+  it('takes "." as the regex crate does: \\r, U+2028 and U+2029 pass, which the "." of JavaScript excludes', () => {
+    assert.deepEqual(guidance({ type: 'string', pattern: '^a.b$' }), ['loosens /properties/a/pattern'])
+    assert.deepEqual(guidance({ type: 'string', pattern: '^a[.]b$' }), [])
+  })
+  it('lets the names of additional members repeat, and write lone surrogates beside listed ones (gen_json_object)', () => {
+    assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, 'llguidance'), ['loosens '])
+    assert.match(why({ type: 'object', properties: { a: { const: 1 } }, additionalProperties: { const: 2 } }, '/additionalProperties'), /may repeat.*lone surrogate/)
+    assert.deepEqual(judged(closed({ a: { const: 1 } }), 'llguidance'), [])
   })
 })

@@ -4,6 +4,7 @@ import { anchored } from '../xgrammar.ts'
 import { isObject, listOf, ownTypes, resolve, type Json } from '../schema.ts'
 import type { Judgement } from '../decoders.ts'
 import { beside, each, isString, num, present, reading, tabled, typeBesideLiterals, undeclared } from './common.ts'
+import { NUMBER_OVERFLOW, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from '../wire.ts'
 
 const OUTLINES_FIRST = ['properties', 'allOf', 'anyOf', 'oneOf', 'prefixItems', 'enum', 'const', '$ref']
 const OUTLINES_LOOSENED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'not', 'then', 'else',
@@ -22,11 +23,23 @@ function outlinesRecursion (form: Json, pointer: string): Judgement {
   return { keyword: '$ref', verdict: 'loosened', why: 'recursion is cut after three levels by leaving out the member holding it, even a required one (refused when none holds it)' }
 }
 
+// Bounds whose automaton was reported to take over 10 s to build (at 2,000): past the compile
+// timeouts of the runtimes that use it.
+const COSTLY = 2000
+// Characters a JSON string must escape: parse_properties writes member names between quotes as they are.
+const unescaped = (name: string): boolean => [...name].some((c) => c === '"' || c === '\\' || c.charCodeAt(0) < 0x20)
+
 export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and others with the outlines backend', {
   loosened: OUTLINES_LOOSENED,
   refused: [],
-  formats: new Set(['uuid', 'email', 'uri']),
-  approximate: { date: '2021-02-30 passes', 'date-time': 'no offset needed, 2021-02-30T00:00:00 passes', time: 'no offset needed: 12:00:00 passes' },
+  formats: new Set(['uuid']),
+  approximate: {
+    email: 'its email pattern admits a raw quote, which ends the JSON string early: not JSON',
+    uri: 'its uri pattern admits a raw quote, which ends the JSON string early: not JSON',
+    date: '2021-02-30 passes',
+    'date-time': 'no offset needed, 2021-02-30T00:00:00 passes',
+    time: 'no offset needed: 12:00:00 passes'
+  },
   refusesFormats: true,
   oneOf: 'loosened',
   // additionalProperties is read only on an object without properties.
@@ -38,6 +51,11 @@ export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and o
       return Object.keys(schema).length === 0 ? [] : [{ keyword: '', verdict: 'refused', why: `the converter needs type or one of ${OUTLINES_FIRST.join(', ')}` }]
     }
     const out: Judgement[] = []
+    for (const key of ['minLength', 'maxLength', 'minItems', 'maxItems']) {
+      if ((num(schema, key) ?? 0) >= COSTLY) out.push({ keyword: key, verdict: 'refused', why: `its automaton for a bound of ${COSTLY} or more takes over 10 s to build` })
+    }
+    const ref = schema['$ref']
+    if (winner === '$ref' && isString(ref) && ref !== '#' && !ref.startsWith('#/')) return [{ keyword: '$ref', verdict: 'refused', why: 'the converter resolves only "#" and "#/..." references, no anchors or relative ones' }]
     if (winner !== undefined) {
       out.push(...beside(schema, winner, ['type', 'additionalProperties', ...(winner === 'properties' ? ['required'] : [])], OUTLINES_LOOSENED))
       const types = ownTypes(schema)
@@ -48,6 +66,9 @@ export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and o
       if ('additionalProperties' in schema && winner !== 'properties') out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `not read beside ${winner}` })
       if (winner === 'properties') {
         out.push(...undeclared(schema))
+        if (Object.keys(isObject(schema['properties']) ? schema['properties'] : {}).some(unescaped)) {
+          out.push({ keyword: 'properties', verdict: 'loosened', why: 'member names are written between quotes unescaped: a name with a quote, a backslash or a control character comes out as text that is not JSON' })
+        }
         if (schema['additionalProperties'] !== false) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
       }
       if (winner === 'allOf' && listOf(schema['allOf']).length > 1) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'its alternatives are concatenated, which is not one JSON value' })
@@ -60,12 +81,18 @@ export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and o
     if (isString(pattern)) {
       if (/\(\?<?[=!]|\\[1-9]|\\k</.test(pattern)) return [{ keyword: 'pattern', verdict: 'refused', why: 'its regex engine has no lookaround or backreferences' }]
       if (/\\[dw]/.test(pattern)) out.push({ keyword: 'pattern', verdict: 'loosened', why: '\\d and \\w match Unicode digits and letters' })
+      if (textLeaks(pattern)) out.push({ keyword: 'pattern', verdict: 'loosened', why: TEXT_MATCHED })
       if (!anchored(pattern)) out.push({ keyword: 'pattern', verdict: 'tightened', why: 'matched as if anchored at both ends' })
       out.push(...each(present(schema, ['format']), 'loosened', 'not read beside pattern'))
     }
-    if (ownTypes(schema)?.has('object') === true) {
+    const types = ownTypes(schema)
+    if (types?.has('object') === true) {
       out.push(...each(present(schema, ['required']), 'loosened', 'not read without properties'))
+      // parse_object_type: ( name : value )( , name : value )* with any string as the name
+      if (schema['additionalProperties'] !== false) out.push({ keyword: 'additionalProperties' in schema ? 'additionalProperties' : '', verdict: 'loosened', why: REPEATED_NAMES })
     }
+    if (types?.has('number') === true) out.push({ keyword: '', verdict: 'loosened', why: NUMBER_OVERFLOW })
+    if (types?.has('integer') === true) out.push({ keyword: '', verdict: 'loosened', why: 'its integer rule takes any number of digits: past 2^53 the parser refuses the body' })
     return out
   }
 })
