@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { lint, type DecoderName } from '../src/lint/index.ts'
+import { decoderProfiles, DECODERS, lint, type DecoderName } from '../src/lint/index.ts'
 
 /** `verdict pointer` for each judgement the decoder makes on the form. */
 const judged = (form: unknown, decoder: DecoderName): string[] => lint(form, { decoders: [decoder] })
@@ -256,5 +256,15 @@ describe('llguidance: llguidance parser/src/json/schema.rs and compiler.rs', () 
     assert.deepEqual(judged({ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, 'llguidance'), ['loosens '])
     assert.match(why({ type: 'object', properties: { a: { const: 1 } }, additionalProperties: { const: 2 } }, '/additionalProperties'), /may repeat.*lone surrogate/)
     assert.deepEqual(judged(closed({ a: { const: 1 } }), 'llguidance'), [])
+  })
+})
+
+describe('the version each profile describes', () => {
+  it('names a converter and a version or commit for every decoder', () => {
+    const profiles = decoderProfiles()
+    assert.deepEqual(profiles.map((p) => p.decoder), [...DECODERS].sort((a, b) => profiles.findIndex((p) => p.decoder === a) - profiles.findIndex((p) => p.decoder === b)))
+    assert.equal(profiles.length, DECODERS.length)
+    for (const { decoder, version } of profiles) assert.match(version, /\d+\.\d+\.\d+|[0-9a-f]{8}|read 20\d\d-\d\d-\d\d/, decoder)
+    assert.match(profiles.find((p) => p.decoder === 'xgrammar')?.version ?? '', /0\.1\.27.*0\.2\.5/)
   })
 })

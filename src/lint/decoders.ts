@@ -39,6 +39,8 @@ export interface Profile {
   readonly name: DecoderName
   /** The runtimes that use it. */
   readonly runtimes: string
+  /** The converter, and its version or commit, the profile describes. */
+  readonly version: string
   readonly judge: (schema: Json, place: Place, context: Context) => Judgement[]
   /** Limits on the form as a whole. */
   readonly limits?: (form: Json) => Judgement[]

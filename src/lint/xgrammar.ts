@@ -28,6 +28,8 @@ const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-referen
 export const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
 export const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
 const INT64 = 2 ** 63
+// What XGrammar 0.2.5 and later do instead, where the two differ (docs/forms.md).
+const SINCE_LOOKAROUND = '; 0.2.5 and later compile a lookaround and ignore it (loosened there)'
 const ANY_VALUE = 'any value, by JSON\'s own grammar: a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
 // Judged wherever the schema is reached, whatever else it holds.
 const IGNORED_EVERYWHERE = new Set(['not', 'then', 'else', 'dependentSchemas'])
@@ -101,7 +103,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (composite === 'allOf') {
       const all = listOf(schema['allOf'])
       if (all.length === 1) return visit(all[0], `${at}/allOf/0`)
-      if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled')
+      if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled (0.2.5 and later intersect them, and refuse allOf: [true, false])')
       return
     }
     if (composite === 'oneOf' && !disjointOneOf(form, schema)) say(at, 'oneOf', 'loosened', 'compiled as anyOf: a value matching two alternatives is produced')
@@ -144,13 +146,13 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const end = integer && 'exclusiveMaximum' in schema ? (num(schema, 'exclusiveMaximum') ?? 0) - 1 : num(schema, 'exclusiveMaximum') ?? num(schema, 'maximum')
     if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', 'the converter refuses a lower bound above the upper one')
     if (out.get(at)?.some((s) => s.verdict === 'refused') === true) return
-    loosen(at, schema, ['multipleOf'], 'not compiled into the grammar')
+    loosen(at, schema, ['multipleOf'], integer ? 'not compiled into the grammar (0.2.5 and later enforce an integer multipleOf)' : 'not compiled into the grammar')
     // As measured: a lower bound alone is dropped, as are a number's upper bounds.
     const lows = ['minimum', 'exclusiveMinimum'].filter((key) => key in schema)
     const highs = ['maximum', 'exclusiveMaximum'].filter((key) => key in schema)
     if (highs.length === 0) for (const key of lows) if ((num(schema, key) ?? 0) > 0) say(at, key, 'loosened', 'a positive lower bound without an upper one is not compiled')
     if (!integer) {
-      for (const key of highs) say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10)')
+      for (const key of highs) say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10; 0.2.5 and later enforce it)')
       if (highs.length > 0 && 'exclusiveMinimum' in schema) say(at, 'exclusiveMinimum', 'loosened', 'a number\'s exclusive bound is not compiled')
     }
   }
@@ -165,7 +167,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     } else if (pattern !== undefined) loosen(at, schema, ['minLength', 'maxLength'], 'dropped beside pattern')
     else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', 'the converter refuses a lower bound above the upper one')
     if (pattern !== undefined) {
-      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', `its regular-expression converter has no lookaround, backreferences or \\p{...}${SINCE_LOOKAROUND}`)
       if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
       if (textLeaks(pattern)) say(at, 'pattern', 'loosened', TEXT_MATCHED)
       if (!anchored(pattern)) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
@@ -225,7 +227,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       if (required.size > 0) say(at, 'required', 'loosened', 'dropped beside patternProperties or propertyNames')
       const key = Object.keys(patterns).length > 0 ? 'patternProperties' : 'propertyNames'
       if (key === 'patternProperties') {
-        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', `its regular-expression converter has no lookaround, backreferences or \\p{...}${SINCE_LOOKAROUND}`)
         if ('propertyNames' in schema && !trivial(schema['propertyNames'])) say(at, 'propertyNames', 'loosened', 'dropped beside patternProperties')
         if (Object.keys(patterns).length > 1) say(at, 'patternProperties', 'loosened', 'a name matching two patterns is held to one of them')
         for (const [pattern, value] of Object.entries(patterns)) visit(value, `${at}/patternProperties/${escape(pattern)}`)

@@ -7,6 +7,7 @@ import { ASSERTIONS, each, oneOf, typeBesideLiterals } from './common.ts'
 const ANTHROPIC_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid'])
 export const anthropic: Profile = {
   name: 'anthropic',
+  version: '@anthropic-ai/sdk 1.14.0 transformJSONSchema (run in the tests); the API documentation, read 2026-12-01',
   runtimes: 'Anthropic API (output_format, claude -p --json-schema)',
   judge (schema, place, context) {
     if (typeof schema === 'boolean') {

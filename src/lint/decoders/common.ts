@@ -94,10 +94,11 @@ export const reading = (first: readonly string[], others: readonly string[]) => 
   return winner === undefined ? others.includes(keyword) && !(keyword === 'prefixItems' && 'items' in parent) : keyword === winner
 }
 
-export function tabled (name: DecoderName, runtimes: string, table: Table): Profile {
+export function tabled (name: DecoderName, runtimes: string, version: string, table: Table): Profile {
   return {
     name,
     runtimes,
+    version,
     ...(table.limits === undefined ? {} : { limits: table.limits }),
     judge (schema, place, context) {
       if (table.reads?.(place) === false) return []

@@ -1,7 +1,7 @@
 // Gemini: the API's own documentation; @google/genai passes responseJsonSchema through unchanged.
 import { tabled } from './common.ts'
 
-export const gemini = tabled('gemini', 'Gemini API (responseJsonSchema)', {
+export const gemini = tabled('gemini', 'Gemini API (responseJsonSchema)', 'Gemini API documentation, read 2026-12-01; @google/genai 2.32.0 passes the schema on unchanged', {
   loosened: ['minLength', 'maxLength', 'pattern', 'multipleOf', 'exclusiveMinimum', 'exclusiveMaximum', 'allOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'minProperties', 'maxProperties', 'patternProperties', 'propertyNames',
     'unevaluatedItems', 'unevaluatedProperties'],
   refused: ['uniqueItems', 'contains', 'minContains', 'maxContains'],

@@ -164,7 +164,7 @@ function llamaRefs (form: Json): Judgement[] {
   return out
 }
 
-export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', {
+export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', 'llama.cpp common/json-schema-to-grammar.cpp at 011c6c3c, src/llama-grammar.cpp at 04332939 (source read 2026-12-01)', {
   loosened: LLAMA_LOOSENED,
   refused: [],
   formats: new Set(['time', 'uuid', 'uuid1', 'uuid2', 'uuid3', 'uuid4', 'uuid5']),

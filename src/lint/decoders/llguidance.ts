@@ -62,7 +62,7 @@ function disjointPrefixes (a: string, b: string): boolean {
   return first(a) !== undefined && first(b) !== undefined && first(a) !== first(b)
 }
 
-export const llguidance = tabled('llguidance', 'llguidance (vLLM guidance backend, llama.cpp with LLGuidance, Azure)', {
+export const llguidance = tabled('llguidance', 'llguidance (vLLM guidance backend, llama.cpp with LLGuidance, Azure)', 'llguidance v1.8.0 (c75b0d90); parser/src/json/compiler.rs at 070ad1f8 and numeric.rs at ab38d8c5 (source read 2026-12-01)', {
   loosened: [],
   refused: ['not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'dependencies', 'uniqueItems', 'contains', 'minContains',
     'maxContains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', '$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor'],

@@ -23,6 +23,7 @@ function rootObject (form: Json): JsonObject {
 
 export const openai: Profile = {
   name: 'openai-strict',
+  version: 'openai 6.49.0 toStrictJsonSchema (run in the tests); the Structured Outputs guide, read 2026-12-01',
   runtimes: 'OpenAI API (response_format json_schema strict, codex --output-schema)',
   judge (schema, place, context) {
     if (typeof schema === 'boolean') {

@@ -29,7 +29,7 @@ const COSTLY = 2000
 // Characters a JSON string must escape: parse_properties writes member names between quotes as they are.
 const unescaped = (name: string): boolean => [...name].some((c) => c === '"' || c === '\\' || c.charCodeAt(0) < 0x20)
 
-export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and others with the outlines backend', {
+export const outlines = tabled('outlines', 'Outlines (outlines-core), vLLM and others with the outlines backend', 'outlines-core src/json_schema at a5e00103, 2026-04-21 (source read 2026-12-01)', {
   loosened: OUTLINES_LOOSENED,
   refused: [],
   formats: new Set(['uuid']),

@@ -7,6 +7,7 @@ import type { Context, Judgement, Profile } from '../decoders.ts'
 const walks = new WeakMap<Context, Map<string, Judgement[]>>()
 export const xgrammar: Profile = {
   name: 'xgrammar',
+  version: '@mlc-ai/web-xgrammar 0.1.27 (run in the tests); where 0.2.5 and later differ, the finding says so',
   runtimes: 'vLLM, SGLang, Ollama (MLX runner), MLC',
   judge (_, place, context) {
     let said = walks.get(context)
