@@ -104,6 +104,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       const all = listOf(schema['allOf'])
       if (all.length === 1) return visit(all[0], `${at}/allOf/0`)
       if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled (0.2.5 and later intersect them, and refuse allOf: [true, false])')
+      else say(at, '', 'loosened', ANY_VALUE)
       return
     }
     if (composite === 'oneOf' && !disjointOneOf(form, schema)) say(at, 'oneOf', 'loosened', 'compiled as anyOf: a value matching two alternatives is produced')
@@ -115,6 +116,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (!uri.startsWith('#/')) {
       const target = refTarget(uri)
       if (!trivial(target === undefined ? undefined : resolve(form, target))) say(at, '$ref', 'loosened', 'a reference other than "#" or "#/..." is compiled as any value')
+      else say(at, '', 'loosened', ANY_VALUE)
       return
     }
     followed.add(uri)
