@@ -89,6 +89,8 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     }))
     assert.deepEqual(llama({ type: 'string', minLength: 2001 }), [SURROGATES, 'refuses /properties/a/minLength'])
     assert.match(why(field({ type: 'string', maxLength: 5000 }), '/properties/a/maxLength'), /number of repetitions exceeds sane defaults/)
+    assert.match(why(field({ type: 'string', maxLength: 5000 }), '/properties/a/maxLength'), /cd0fa6051.*loosened there/)
+    assert.doesNotMatch(why(field({ type: 'string', maxLength: 2000 }), '/properties/a/maxLength'), /cd0fa6051/)
     // arrays repeat the separated item minItems-1 to maxItems-1 times
     assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2000 }), [])
     assert.deepEqual(llama({ type: 'array', items: { const: 1 }, maxItems: 2001 }), ['refuses /properties/a/maxItems'])

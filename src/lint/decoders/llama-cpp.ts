@@ -9,7 +9,7 @@ const LLAMA_LOOSENED = ['multipleOf', 'not', 'then', 'else', 'dependentRequired'
   'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedItems',
   'unevaluatedProperties']
 // llama-grammar.cpp MAX_REPETITION_THRESHOLD: the grammar parser refuses a repetition count of
-// `{m,n}` that reaches it.
+// `{m,n}` that reaches it, and (before cd0fa6051) an upper count past it.
 const REPETITIONS = 2000
 const SANE = 'the grammar parser refuses it: "number of repetitions exceeds sane defaults, please reduce the number of repetitions"'
 const ANY_OBJECT = `compiled as any object (its "object" rule): ${REPEATED_NAMES}, and a name may hold a lone surrogate escape ("\\ud800")`
@@ -38,7 +38,9 @@ function llamaPattern (pattern: string): string | undefined {
 /** `{min,max}` as llama-grammar.cpp parses it: refused when either count reaches the threshold. */
 function repetition (min: number, max: number | undefined, names: readonly [string, string]): Judgement[] {
   if (min >= REPETITIONS) return [{ keyword: names[0], verdict: 'refused', why: SANE }]
-  if (max !== undefined && max >= REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: SANE }]
+  if (max === REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: SANE }]
+  // Builds from cd0fa6051 (2026-08-05) make an upper bound past the threshold unbounded instead.
+  if (max !== undefined && max > REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: `${SANE} (builds from cd0fa6051, 2026-08-05, drop the bound instead: loosened there)` }]
   return []
 }
 
