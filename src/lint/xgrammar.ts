@@ -70,7 +70,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
   const followed = new Set<string>()
 
   const visit = (schema: Json | undefined, at: string): void => {
-    if (schema === false) return say(at, '', 'refused', 'the converter refuses a schema that admits nothing')
+    if (schema === false) return say(at, '', 'refused', 'the converter fails: "Schema should not be false: it cannot accept any value"')
     if (schema === true) return say(at, '', 'loosened', ANY_VALUE)
     if (!isObject(schema)) return
     // Never compiled, whatever else the schema says.
@@ -92,7 +92,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
 
   const compositeSchema = (schema: JsonObject, at: string, composite: string): void => {
     if (composite === 'const' || composite === 'enum') {
-      if (composite === 'enum' && listOf(schema['enum']).length === 0) return say(at, 'enum', 'refused', 'the grammar of an empty enum does not parse')
+      if (composite === 'enum' && listOf(schema['enum']).length === 0) return say(at, 'enum', 'refused', 'the grammar of an empty enum does not parse ("EBNF parser error ...: Expect element")')
       const types = typeof schema['type'] === 'string' ? [schema['type']] : Array.isArray(schema['type']) ? schema['type'] : undefined
       const outside = (v: Json): boolean => !(types?.includes(typeOf(v)) === true || (typeOf(v) === 'integer' && types?.includes('number') === true))
       if (types !== undefined && (literals(schema) ?? []).some(outside)) say(at, 'type', 'loosened', `ignored beside ${composite}`)
@@ -124,7 +124,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const parts = uri.slice(2).split('/').filter((part) => part !== '')
     let here: Json | undefined = form
     for (const part of parts) here = isObject(here) && Object.hasOwn(here, part) ? here[part] : undefined
-    if (here === undefined) return say(at, '$ref', 'refused', 'the converter cannot follow this pointer (it enters objects only and undoes no escapes)')
+    if (here === undefined) return say(at, '$ref', 'refused', 'the converter cannot follow this pointer: it enters objects only and undoes no escapes ("Cannot find field ...")')
     visit(here, parts.map((part) => `/${escape(part)}`).join(''))
   }
 
@@ -140,13 +140,13 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (integer) {
       for (const key of bounds) {
         const value = num(schema, key) ?? 0
-        if (!Number.isInteger(value)) say(at, key, 'refused', 'the converter refuses an integer bound that is not a whole number')
-        else if (Math.abs(value) >= INT64) say(at, key, 'refused', 'the converter refuses an integer bound past 64 bits')
+        if (!Number.isInteger(value)) say(at, key, 'refused', 'the converter fails: "Integer constraint must be a whole number"')
+        else if (Math.abs(value) >= INT64) say(at, key, 'refused', 'the converter fails: "Integer exceeds maximum limit" (64 bits)')
       }
     }
     const start = integer && 'exclusiveMinimum' in schema ? (num(schema, 'exclusiveMinimum') ?? 0) + 1 : num(schema, 'exclusiveMinimum') ?? num(schema, 'minimum')
     const end = integer && 'exclusiveMaximum' in schema ? (num(schema, 'exclusiveMaximum') ?? 0) - 1 : num(schema, 'exclusiveMaximum') ?? num(schema, 'maximum')
-    if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', `the converter fails: "${integer ? 'Invalid range: minimum greater than maximum' : 'Invalid range, start value greater than end value'}"`)
     if (out.get(at)?.some((s) => s.verdict === 'refused') === true) return
     loosen(at, schema, ['multipleOf'], integer ? 'not compiled into the grammar (0.2.5 and later enforce an integer multipleOf)' : 'not compiled into the grammar')
     // As measured: a lower bound alone is dropped, as are a number's upper bounds.
@@ -167,9 +167,9 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       const lengths = ['minLength', 'maxLength'].filter((key) => key === 'minLength' ? (num(schema, key) ?? 0) > shortest : (num(schema, key) ?? Infinity) < longest)
       loosen(at, schema, ['pattern', ...lengths], `dropped beside format "${format}"`)
     } else if (pattern !== undefined) loosen(at, schema, ['minLength', 'maxLength'], 'dropped beside pattern')
-    else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', 'the converter refuses a lower bound above the upper one')
+    else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', `the converter fails: "In string schema, minLength ${num(schema, 'minLength')} is greater than maxLength ${num(schema, 'maxLength')}"`)
     if (pattern !== undefined) {
-      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', `its regular-expression converter has no lookaround, backreferences or \\p{...}${SINCE_LOOKAROUND}`)
+      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', `its regular-expression converter has no lookaround ("Lookahead is not supported yet."), backreferences ("Backreference is not supported yet.") or \\p{...}${SINCE_LOOKAROUND}`)
       if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
       if (textLeaks(pattern)) say(at, 'pattern', 'loosened', TEXT_MATCHED)
       if (!anchored(pattern)) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
@@ -192,9 +192,10 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const rest = 'items' in schema ? schema['items'] : 'unevaluatedItems' in schema ? schema['unevaluatedItems'] : false
     const min = Math.max(num(schema, 'minItems') ?? 0, num(schema, 'minContains') ?? 0)
     const max = num(schema, 'maxItems')
-    if (prefix.includes(false)) return say(at, 'prefixItems', 'refused', 'the converter refuses prefixItems holding false')
-    if (max !== undefined && (min > max || max < prefix.length)) return say(at, 'maxItems', 'refused', 'the converter refuses a lower bound above the upper one')
-    if (rest === false && prefix.length < min) return say(at, 'minItems', 'refused', 'more items required than the closed array can hold')
+    if (prefix.includes(false)) return say(at, 'prefixItems', 'refused', 'the converter fails: "prefixItems contains false"')
+    if (max !== undefined && min > max) return say(at, 'maxItems', 'refused', 'the converter fails: "minItems is greater than maxItems"')
+    if (max !== undefined && max < prefix.length) return say(at, 'maxItems', 'refused', 'the converter fails: "maxItems is less than the number of prefixItems"')
+    if (rest === false && prefix.length < min) return say(at, 'minItems', 'refused', 'the converter fails: "minItems is greater than the number of prefixItems, but additional items are not allowed"')
     if (!('items' in schema) && !('unevaluatedItems' in schema)) say(at, '', 'tightened', 'items the form does not name are never produced (strict mode)')
     loosen(at, schema, ['uniqueItems', 'contains', 'minContains', 'maxContains'], 'not compiled into the grammar')
     prefix.forEach((item, i) => visit(item, `${at}/prefixItems/${i}`))
@@ -212,12 +213,13 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const max = num(schema, 'maxProperties')
     if ('propertyNames' in schema) {
       const pn = schema['propertyNames']
-      if (!isObject(pn)) return say(at, 'propertyNames', 'refused', 'the converter takes propertyNames only as an object')
-      if (typeof pn['type'] === 'string' && pn['type'] !== 'string') return say(at, 'propertyNames', 'refused', 'the converter refuses propertyNames of another type than string')
+      if (!isObject(pn)) return say(at, 'propertyNames', 'refused', 'the converter fails: "propertyNames must be an object"')
+      if (typeof pn['type'] === 'string' && pn['type'] !== 'string') return say(at, 'propertyNames', 'refused', 'the converter fails: "propertyNames must be an object that validates string"')
     }
-    if (max !== undefined && (min > max || required.size > max)) return say(at, 'maxProperties', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (max !== undefined && min > max) return say(at, 'maxProperties', 'refused', 'the converter fails: "minxPropertiesmax is greater than maxProperties" (sic)')
+    if (max !== undefined && required.size > max) return say(at, 'maxProperties', 'refused', 'the converter fails: "maxProperties is less than the number of required properties"')
     const named = Object.keys(patterns).length > 0 || 'propertyNames' in schema
-    if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'more members required than the closed object can hold')
+    if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'the converter fails: "minProperties is greater than the number of properties, but additional properties aren\'t allowed"')
     loosen(at, schema, ['dependentRequired'], 'not compiled into the grammar')
     const repeats = (key: string): void => {
       if ((max ?? 2) >= 2) say(at, key, 'loosened', REPEATED_NAMES)
@@ -229,7 +231,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       if (required.size > 0) say(at, 'required', 'loosened', 'dropped beside patternProperties or propertyNames')
       const key = Object.keys(patterns).length > 0 ? 'patternProperties' : 'propertyNames'
       if (key === 'patternProperties') {
-        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', `its regular-expression converter has no lookaround, backreferences or \\p{...}${SINCE_LOOKAROUND}`)
+        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', `its regular-expression converter has no lookaround ("Lookahead is not supported yet."), backreferences ("Backreference is not supported yet.") or \\p{...}${SINCE_LOOKAROUND}`)
         if ('propertyNames' in schema && !trivial(schema['propertyNames'])) say(at, 'propertyNames', 'loosened', 'dropped beside patternProperties')
         if (Object.keys(patterns).length > 1) say(at, 'patternProperties', 'loosened', 'a name matching two patterns is held to one of them')
         for (const [pattern, value] of Object.entries(patterns)) visit(value, `${at}/patternProperties/${escape(pattern)}`)
@@ -240,7 +242,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       repeats(key)
       return
     }
-    if (names.some(breaksLiteral)) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote, a line break or a stray backslash breaks it')
+    if (names.some(breaksLiteral)) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote, a line break or a stray backslash breaks it ("EBNF lexer error ...")')
     if ([...required].some((name) => !Object.hasOwn(properties, name))) say(at, 'required', 'loosened', 'a required name missing from properties is not required')
     if (extraKey === undefined) say(at, '', 'tightened', 'members the form does not name are never produced (strict mode)')
     for (const name of names) visit(properties[name], `${at}/properties/${escape(name)}`)
