@@ -121,8 +121,8 @@ describe('the page (draft §3.3)', () => {
   })
 
   it('shows which runtimes can act: refused, loosened or exact per decoder profile, as lint found', async () => {
-    // openai-strict refuses an optional member; anthropic loosens maxLength; XGrammar enforces it all.
-    const form = { type: 'object', properties: { a: { type: 'string', maxLength: 5 } }, additionalProperties: false }
+    // openai-strict refuses an optional member; anthropic loosens minimum and maximum; XGrammar enforces it all.
+    const form = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 5 } }, additionalProperties: false }
     const rows = (body: string): string[][] => all(body, /<tr><th scope="row"><code>([^<]*)<\/code><\/th><td>([^<]*)<\/td><td class="verdict ([a-z]+)" title="[^"]*">([a-z]+)<\/td><\/tr>/)
       .map((m) => [m[1] as string, m[3] as string, m[4] as string])
     const { body } = await page({ form })

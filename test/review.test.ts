@@ -23,6 +23,8 @@ const note = { type: 'object', properties: { note: { type: 'string', minLength: 
 const poll = { type: 'object', properties: { choice: { enum: ['tabs', 'spaces'] } }, required: ['choice'], additionalProperties: false }
 // openai-strict refuses an optional property; anthropic loosens minLength.
 const optional = { type: 'object', properties: { a: { type: 'string', maxLength: 5 } }, additionalProperties: false }
+// the same with a bounded integer, which XGrammar enforces exactly (its bounded strings take raw control characters)
+const optionalInteger = { type: 'object', properties: { a: { type: 'integer', minimum: 0, maximum: 5 } }, additionalProperties: false }
 
 describe('lint at registration', () => {
   it('logs one line per address at info, with what lint finds, and nothing per request', async () => {
@@ -86,7 +88,7 @@ describe('lint at registration', () => {
   })
 
   it('says which runtimes refuse, loosen or take the form exactly', () => {
-    const verdicts = Object.fromEntries(runtimeVerdicts(lint(optional)).map((v) => [v.decoder, v.verdict]))
+    const verdicts = Object.fromEntries(runtimeVerdicts(lint(optionalInteger)).map((v) => [v.decoder, v.verdict]))
     assert.equal(verdicts['openai-strict'], 'refused')
     assert.equal(verdicts['xgrammar'], 'exact')
     assert.deepEqual(new Set(runtimeVerdicts(lint(poll)).map((v) => v.verdict)), new Set(['exact']))

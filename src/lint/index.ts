@@ -85,6 +85,11 @@ const MEANING: Record<Judgement['verdict'], string> = {
   tightened: 'Produced more narrowly than the form admits (no body is refused for it)'
 }
 
+/** Each decoder profile: its name, the runtimes that use it, and the converter and version it describes. */
+export function decoderProfiles (): Array<{ readonly decoder: DecoderName, readonly runtimes: string, readonly version: string }> {
+  return PROFILES.map(({ name, runtimes, version }) => ({ decoder: name, runtimes, version }))
+}
+
 /** Which decoder profiles can act on the address: refused, loosened or exact, from lint's findings. */
 export function runtimeVerdicts (findings: readonly Finding[]): RuntimeVerdict[] {
   const says = (rule: string, decoder: DecoderName): boolean => findings.some((f) => f.rule === rule && f.decoders.includes(decoder))

@@ -4,6 +4,7 @@
 // keywords, array keywords; what it never reaches it neither refuses nor compiles.
 import { disjointOneOf } from './unions.ts'
 import { escape, isObject, listOf, literals, refTarget, resolve, typeOf, walk, type Json, type JsonObject } from './schema.ts'
+import { LONE_SURROGATES, RAW_CONTROLS, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from './wire.ts'
 
 type Verdict = 'tightened' | 'loosened' | 'refused'
 export interface Said { readonly keyword: string, readonly verdict: Verdict, readonly why: string }
@@ -27,6 +28,9 @@ const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-referen
 export const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
 export const IRREGULAR = /\(\?<?[=!]|\\[1-9]|\\k<|\\[pP]\{/
 const INT64 = 2 ** 63
+// What XGrammar 0.2.5 and later do instead, where the two differ (docs/forms.md).
+const SINCE_LOOKAROUND = '; 0.2.5 and later compile a lookaround and ignore it (loosened there)'
+const ANY_VALUE = 'any value, by JSON\'s own grammar: a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
 // Judged wherever the schema is reached, whatever else it holds.
 const IGNORED_EVERYWHERE = new Set(['not', 'then', 'else', 'dependentSchemas'])
 
@@ -66,7 +70,8 @@ export function converterWalk (form: Json): Map<string, Said[]> {
   const followed = new Set<string>()
 
   const visit = (schema: Json | undefined, at: string): void => {
-    if (schema === false) return say(at, '', 'refused', 'the converter refuses a schema that admits nothing')
+    if (schema === false) return say(at, '', 'refused', 'the converter fails: "Schema should not be false: it cannot accept any value"')
+    if (schema === true) return say(at, '', 'loosened', ANY_VALUE)
     if (!isObject(schema)) return
     // Never compiled, whatever else the schema says.
     const { not, if: test, then, else: otherwise } = schema
@@ -82,11 +87,12 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (['properties', 'additionalProperties', 'unevaluatedProperties'].some((key) => key in schema)) return typed(schema, at, 'object')
     if (['items', 'prefixItems', 'unevaluatedItems'].some((key) => key in schema)) return typed(schema, at, 'array')
     loosen(at, schema, [...STRING, ...NUMBER, ...ARRAY, ...OBJECT].filter((key) => !IGNORED_EVERYWHERE.has(key)), 'ignored: without a type the converter admits any value')
+    say(at, '', 'loosened', ANY_VALUE)
   }
 
   const compositeSchema = (schema: JsonObject, at: string, composite: string): void => {
     if (composite === 'const' || composite === 'enum') {
-      if (composite === 'enum' && listOf(schema['enum']).length === 0) return say(at, 'enum', 'refused', 'the grammar of an empty enum does not parse')
+      if (composite === 'enum' && listOf(schema['enum']).length === 0) return say(at, 'enum', 'refused', 'the grammar of an empty enum does not parse ("EBNF parser error ...: Expect element")')
       const types = typeof schema['type'] === 'string' ? [schema['type']] : Array.isArray(schema['type']) ? schema['type'] : undefined
       const outside = (v: Json): boolean => !(types?.includes(typeOf(v)) === true || (typeOf(v) === 'integer' && types?.includes('number') === true))
       if (types !== undefined && (literals(schema) ?? []).some(outside)) say(at, 'type', 'loosened', `ignored beside ${composite}`)
@@ -97,7 +103,8 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (composite === 'allOf') {
       const all = listOf(schema['allOf'])
       if (all.length === 1) return visit(all[0], `${at}/allOf/0`)
-      if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled')
+      if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled (0.2.5 and later intersect them, and refuse allOf: [true, false])')
+      else say(at, '', 'loosened', ANY_VALUE)
       return
     }
     if (composite === 'oneOf' && !disjointOneOf(form, schema)) say(at, 'oneOf', 'loosened', 'compiled as anyOf: a value matching two alternatives is produced')
@@ -109,6 +116,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (!uri.startsWith('#/')) {
       const target = refTarget(uri)
       if (!trivial(target === undefined ? undefined : resolve(form, target))) say(at, '$ref', 'loosened', 'a reference other than "#" or "#/..." is compiled as any value')
+      else say(at, '', 'loosened', ANY_VALUE)
       return
     }
     followed.add(uri)
@@ -116,7 +124,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const parts = uri.slice(2).split('/').filter((part) => part !== '')
     let here: Json | undefined = form
     for (const part of parts) here = isObject(here) && Object.hasOwn(here, part) ? here[part] : undefined
-    if (here === undefined) return say(at, '$ref', 'refused', 'the converter cannot follow this pointer (it enters objects only and undoes no escapes)')
+    if (here === undefined) return say(at, '$ref', 'refused', 'the converter cannot follow this pointer: it enters objects only and undoes no escapes ("Cannot find field ...")')
     visit(here, parts.map((part) => `/${escape(part)}`).join(''))
   }
 
@@ -132,21 +140,21 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (integer) {
       for (const key of bounds) {
         const value = num(schema, key) ?? 0
-        if (!Number.isInteger(value)) say(at, key, 'refused', 'the converter refuses an integer bound that is not a whole number')
-        else if (Math.abs(value) >= INT64) say(at, key, 'refused', 'the converter refuses an integer bound past 64 bits')
+        if (!Number.isInteger(value)) say(at, key, 'refused', 'the converter fails: "Integer constraint must be a whole number"')
+        else if (Math.abs(value) >= INT64) say(at, key, 'refused', 'the converter fails: "Integer exceeds maximum limit" (64 bits)')
       }
     }
     const start = integer && 'exclusiveMinimum' in schema ? (num(schema, 'exclusiveMinimum') ?? 0) + 1 : num(schema, 'exclusiveMinimum') ?? num(schema, 'minimum')
     const end = integer && 'exclusiveMaximum' in schema ? (num(schema, 'exclusiveMaximum') ?? 0) - 1 : num(schema, 'exclusiveMaximum') ?? num(schema, 'maximum')
-    if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (start !== undefined && end !== undefined && start > end) say(at, 'minimum' in schema ? 'minimum' : 'exclusiveMinimum', 'refused', `the converter fails: "${integer ? 'Invalid range: minimum greater than maximum' : 'Invalid range, start value greater than end value'}"`)
     if (out.get(at)?.some((s) => s.verdict === 'refused') === true) return
-    loosen(at, schema, ['multipleOf'], 'not compiled into the grammar')
+    loosen(at, schema, ['multipleOf'], integer ? 'not compiled into the grammar (0.2.5 and later enforce an integer multipleOf)' : 'not compiled into the grammar')
     // As measured: a lower bound alone is dropped, as are a number's upper bounds.
     const lows = ['minimum', 'exclusiveMinimum'].filter((key) => key in schema)
     const highs = ['maximum', 'exclusiveMaximum'].filter((key) => key in schema)
     if (highs.length === 0) for (const key of lows) if ((num(schema, key) ?? 0) > 0) say(at, key, 'loosened', 'a positive lower bound without an upper one is not compiled')
     if (!integer) {
-      for (const key of highs) say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10)')
+      for (const key of highs) say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10; 0.2.5 and later enforce it)')
       if (highs.length > 0 && 'exclusiveMinimum' in schema) say(at, 'exclusiveMinimum', 'loosened', 'a number\'s exclusive bound is not compiled')
     }
   }
@@ -159,11 +167,20 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       const lengths = ['minLength', 'maxLength'].filter((key) => key === 'minLength' ? (num(schema, key) ?? 0) > shortest : (num(schema, key) ?? Infinity) < longest)
       loosen(at, schema, ['pattern', ...lengths], `dropped beside format "${format}"`)
     } else if (pattern !== undefined) loosen(at, schema, ['minLength', 'maxLength'], 'dropped beside pattern')
-    else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', 'the converter refuses a lower bound above the upper one')
+    else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return say(at, 'minLength', 'refused', `the converter fails: "In string schema, minLength ${num(schema, 'minLength')} is greater than maxLength ${num(schema, 'maxLength')}"`)
     if (pattern !== undefined) {
-      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+      if (IRREGULAR.test(pattern)) return say(at, 'pattern', 'refused', `its regular-expression converter has no lookaround ("Lookahead is not supported yet."), backreferences ("Backreference is not supported yet.") or \\p{...}${SINCE_LOOKAROUND}`)
       if (pattern.includes('\\S')) say(at, 'pattern', 'loosened', '\\S is compiled loosely (a space passes)')
+      if (textLeaks(pattern)) say(at, 'pattern', 'loosened', TEXT_MATCHED)
       if (!anchored(pattern)) say(at, 'pattern', 'tightened', 'matched as if anchored at both ends')
+    } else if (format === undefined || !FORMATS.has(format)) {
+      // The two string rules of the converter: with a length bound, any character but the quote,
+      // the backslash and line breaks (so raw control characters, and no escapes); without, JSON's
+      // own string with every \\u escape, lone surrogates too.
+      const bound = ['maxLength', 'minLength'].find((key) => key in schema)
+      if (bound !== undefined) {
+        if (num(schema, 'maxLength') !== 0) say(at, bound, 'loosened', RAW_CONTROLS)
+      } else say(at, '', 'loosened', LONE_SURROGATES)
     }
     if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {
       say(at, 'format', 'loosened', 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')
@@ -175,9 +192,10 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const rest = 'items' in schema ? schema['items'] : 'unevaluatedItems' in schema ? schema['unevaluatedItems'] : false
     const min = Math.max(num(schema, 'minItems') ?? 0, num(schema, 'minContains') ?? 0)
     const max = num(schema, 'maxItems')
-    if (prefix.includes(false)) return say(at, 'prefixItems', 'refused', 'the converter refuses prefixItems holding false')
-    if (max !== undefined && (min > max || max < prefix.length)) return say(at, 'maxItems', 'refused', 'the converter refuses a lower bound above the upper one')
-    if (rest === false && prefix.length < min) return say(at, 'minItems', 'refused', 'more items required than the closed array can hold')
+    if (prefix.includes(false)) return say(at, 'prefixItems', 'refused', 'the converter fails: "prefixItems contains false"')
+    if (max !== undefined && min > max) return say(at, 'maxItems', 'refused', 'the converter fails: "minItems is greater than maxItems"')
+    if (max !== undefined && max < prefix.length) return say(at, 'maxItems', 'refused', 'the converter fails: "maxItems is less than the number of prefixItems"')
+    if (rest === false && prefix.length < min) return say(at, 'minItems', 'refused', 'the converter fails: "minItems is greater than the number of prefixItems, but additional items are not allowed"')
     if (!('items' in schema) && !('unevaluatedItems' in schema)) say(at, '', 'tightened', 'items the form does not name are never produced (strict mode)')
     loosen(at, schema, ['uniqueItems', 'contains', 'minContains', 'maxContains'], 'not compiled into the grammar')
     prefix.forEach((item, i) => visit(item, `${at}/prefixItems/${i}`))
@@ -195,15 +213,16 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     const max = num(schema, 'maxProperties')
     if ('propertyNames' in schema) {
       const pn = schema['propertyNames']
-      if (!isObject(pn)) return say(at, 'propertyNames', 'refused', 'the converter takes propertyNames only as an object')
-      if (typeof pn['type'] === 'string' && pn['type'] !== 'string') return say(at, 'propertyNames', 'refused', 'the converter refuses propertyNames of another type than string')
+      if (!isObject(pn)) return say(at, 'propertyNames', 'refused', 'the converter fails: "propertyNames must be an object"')
+      if (typeof pn['type'] === 'string' && pn['type'] !== 'string') return say(at, 'propertyNames', 'refused', 'the converter fails: "propertyNames must be an object that validates string"')
     }
-    if (max !== undefined && (min > max || required.size > max)) return say(at, 'maxProperties', 'refused', 'the converter refuses a lower bound above the upper one')
+    if (max !== undefined && min > max) return say(at, 'maxProperties', 'refused', 'the converter fails: "minxPropertiesmax is greater than maxProperties" (sic)')
+    if (max !== undefined && required.size > max) return say(at, 'maxProperties', 'refused', 'the converter fails: "maxProperties is less than the number of required properties"')
     const named = Object.keys(patterns).length > 0 || 'propertyNames' in schema
-    if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'more members required than the closed object can hold')
+    if (!named && extra === false && min > names.length) return say(at, 'minProperties', 'refused', 'the converter fails: "minProperties is greater than the number of properties, but additional properties aren\'t allowed"')
     loosen(at, schema, ['dependentRequired'], 'not compiled into the grammar')
     const repeats = (key: string): void => {
-      if ((max ?? 2) >= 2) say(at, key, 'loosened', 'a member name may repeat, and the address refuses duplicate names')
+      if ((max ?? 2) >= 2) say(at, key, 'loosened', REPEATED_NAMES)
     }
     if (named) {
       // Only members whose names match a pattern (or propertyNames) are produced, and their values
@@ -212,7 +231,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       if (required.size > 0) say(at, 'required', 'loosened', 'dropped beside patternProperties or propertyNames')
       const key = Object.keys(patterns).length > 0 ? 'patternProperties' : 'propertyNames'
       if (key === 'patternProperties') {
-        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', 'its regular-expression converter has no lookaround, backreferences or \\p{...}')
+        for (const pattern of Object.keys(patterns)) if (IRREGULAR.test(pattern)) return say(at, 'patternProperties', 'refused', `its regular-expression converter has no lookaround ("Lookahead is not supported yet."), backreferences ("Backreference is not supported yet.") or \\p{...}${SINCE_LOOKAROUND}`)
         if ('propertyNames' in schema && !trivial(schema['propertyNames'])) say(at, 'propertyNames', 'loosened', 'dropped beside patternProperties')
         if (Object.keys(patterns).length > 1) say(at, 'patternProperties', 'loosened', 'a name matching two patterns is held to one of them')
         for (const [pattern, value] of Object.entries(patterns)) visit(value, `${at}/patternProperties/${escape(pattern)}`)
@@ -223,12 +242,14 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       repeats(key)
       return
     }
-    if (names.some(breaksLiteral)) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote, a line break or a stray backslash breaks it')
+    if (names.some(breaksLiteral)) return say(at, 'properties', 'refused', 'the converter writes member names into its grammar unescaped: a quote, a line break or a stray backslash breaks it ("EBNF lexer error ...")')
     if ([...required].some((name) => !Object.hasOwn(properties, name))) say(at, 'required', 'loosened', 'a required name missing from properties is not required')
     if (extraKey === undefined) say(at, '', 'tightened', 'members the form does not name are never produced (strict mode)')
     for (const name of names) visit(properties[name], `${at}/properties/${escape(name)}`)
     if (extra !== false && extraKey !== undefined) {
       repeats(extraKey)
+      // The names of members the form does not list are JSON's own strings.
+      say(at, extraKey, 'loosened', `a name: ${LONE_SURROGATES}`)
       visit(extra, `${at}/${extraKey}`)
     }
   }

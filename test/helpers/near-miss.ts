@@ -44,14 +44,45 @@ const ASKS: Record<string, readonly string[]> = {
 
 /** A member whose name is in this object's marker is written twice (JSON.stringify cannot say that). */
 export const TWICE = '\u0000twice'
-/** The body's text: JSON, but for the members marked to be written twice. */
+// Characters of a string value written raw into the body's text (JSON.stringify would escape them),
+// and a string written as the number it holds: what a decoder may write that is not JSON's.
+const RAW: Record<string, string> = { '\uE001': '\t', '\uE002': '\u0001', '\uE003': '"', '\uE004': '\\' }
+const NUMBER = '\uE005'
+/** A string value with a raw TAB, a raw U+0001, a raw quote or a raw backslash in its text. */
+export const RAW_TAB = '\uE001'
+export const RAW_SOH = '\uE002'
+export const RAW_BACKSLASH = '\uE004'
+/** A value written as this number's text (1e400: no double holds it). */
+export const numberText = (text: string): Json => `${NUMBER}${text}`
+
+/** The body's text: JSON, but for the members marked to be written twice and the raw characters. */
 export function bodyText (value: Json): string {
-  if (Array.isArray(value)) return `[${value.map(bodyText).join(',')}]`
+  return text(value).replace(new RegExp(`"${NUMBER}([^"]*)"`, 'g'), '$1').replace(/[\uE001-\uE004]/g, (c) => RAW[c] as string)
+}
+function text (value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(text).join(',')}]`
   if (!isObject(value)) return JSON.stringify(value)
   const twice = value[TWICE]
-  const members = Object.entries(value).filter(([name]) => name !== TWICE).map(([name, v]) => `${JSON.stringify(name)}:${bodyText(v)}`)
-  const again = typeof twice === 'string' && Object.hasOwn(value, twice) ? [`${JSON.stringify(twice)}:${bodyText(value[twice] as Json)}`] : []
+  const members = Object.entries(value).filter(([name]) => name !== TWICE).map(([name, v]) => `${JSON.stringify(name)}:${text(v)}`)
+  const again = typeof twice === 'string' && Object.hasOwn(value, twice) ? [`${JSON.stringify(twice)}:${text(value[twice] as Json)}`] : []
   return `{${[...members, ...again].join(',')}}`
+}
+
+/** Strings and numbers as a decoder may write them and the address's parser refuses. */
+function wire (schema: Json, base: Json | undefined): Array<[keywords: string[], value: Json]> {
+  const typed = isObject(schema) ? schema['type'] : undefined
+  const types = new Set(typeof typed === 'string' ? [typed] : Array.isArray(typed) ? typed : ['string', 'number', 'object'])
+  const keys = isObject(schema) ? ['maxLength', 'minLength', 'pattern'].filter((key) => key in schema) : []
+  const out: Array<[string[], Json]> = []
+  if (types.has('string') || typeof base === 'string') {
+    const text = typeof base === 'string' && base.length > 0 ? base : 'a'
+    for (const raw of [RAW_TAB, RAW_SOH]) out.push([keys, raw + text.slice(1)], [keys, raw])
+    for (const value of [RAW_BACKSLASH, `${RAW_BACKSLASH}u0041`, `a${RAW_BACKSLASH}`, 'a\u2028b', '\u2029', 'a\rb']) out.push([keys, value])
+    out.push([['', ...keys], text.slice(0, -1) + '\ud800'], [[''], '\udc00'])
+  }
+  if (types.has('number') || types.has('integer')) for (const n of ['1e400', '-1e400', '1e-400', '9007199254740993']) out.push([[''], numberText(n)])
+  if (types.has('object') && !isObject(base)) out.push([[''], { a: null, [TWICE]: 'a' }], [[''], { 'z\ud800': null }])
+  return out
 }
 
 /** A name the pattern admits whole (XGrammar anchors it) and as JSON Schema reads it. */
@@ -76,7 +107,7 @@ function merged (schema: JsonObject, branch: Json): JsonObject {
 /** A value the schema admits, where one is easily made. */
 export const exampleOf = (form: Json): Json | undefined => nearMisses(form, 0)[0]?.value
 
-export function nearMisses (form: Json, cap = 600): Near[] {
+export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } = {}): Near[] {
   const example = (schema: Json, depth: number): Json | undefined => {
     if (schema === true) return null
     if (!isObject(schema) || depth > MAX_DEPTH) return undefined
@@ -140,8 +171,10 @@ export function nearMisses (form: Json, cap = 600): Near[] {
   }
 
   const near = (schema: Json | undefined, at: string, depth: number, out: Near[]): void => {
-    if (!isObject(schema) || depth > MAX_DEPTH || out.length > cap) return
+    if (schema === undefined || depth > MAX_DEPTH || out.length > cap) return
     const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
+    if (options.wire === true && schema !== false) for (const [keywords, value] of wire(schema, example(schema, depth))) for (const keyword of keywords) add(keyword, value)
+    if (!isObject(schema)) return
     const first = example(schema, depth)
     const bases = [first]
     if (!('type' in schema) && !('$ref' in schema)) {
@@ -261,6 +294,7 @@ export function nearMisses (form: Json, cap = 600): Near[] {
       for (const key of ['additionalProperties', 'unevaluatedProperties']) {
         const value = key in schema ? example(schema[key] as Json, depth + 1) : undefined
         if (value !== undefined) twice(key, 'zz', value)
+        if (value !== undefined && options.wire === true) add(key, { ...base, 'z\ud800': value })
       }
       const [firstName] = Object.keys(base)
       if (firstName !== undefined) for (const key of ['additionalProperties', 'unevaluatedProperties', 'patternProperties', 'propertyNames']) if (key in schema) add(key, { ...base, [TWICE]: firstName })

@@ -1,0 +1,190 @@
+// llama.cpp: common/json-schema-to-grammar.cpp (common_schema_converter::visit) builds a GBNF
+// grammar; src/llama-grammar.cpp parses it, and the server answers 400 when either fails.
+import { isObject, listOf, walk, type Json, type JsonObject } from '../schema.ts'
+import type { Judgement } from '../decoders.ts'
+import { LONE_SURROGATES, NUMBER_OVERFLOW, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from '../wire.ts'
+import { ARRAY, ASSERTIONS, beside, each, isString, NUMBER, num, OBJECT, present, reading, STRING, tabled, typeBesideLiterals, under, undeclared } from './common.ts'
+
+const LLAMA_LOOSENED = ['multipleOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains',
+  'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedItems',
+  'unevaluatedProperties']
+// llama-grammar.cpp MAX_REPETITION_THRESHOLD: the grammar parser refuses a repetition count of
+// `{m,n}` that reaches it, and (before cd0fa6051) an upper count past it.
+const REPETITIONS = 2000
+const SANE = 'the grammar parser refuses it: "number of repetitions exceeds sane defaults, please reduce the number of repetitions"'
+const ANY_OBJECT = `compiled as any object (its "object" rule): ${REPEATED_NAMES}, and a name may hold a lone surrogate escape ("\\ud800")`
+const ANY_VALUE = 'compiled as any value (its "value" rule): a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
+// Escapes its GBNF parser takes (parse_char), outside and inside a character class; the converter
+// unescapes regex metacharacters outside classes and copies every other escape verbatim.
+const GBNF_ESCAPES = 'xuUtrn\\"[]-'
+const REGEX_META = '^$.[]()|{}*+?'
+
+/** A pattern llama.cpp cannot convert: unanchored, or with an escape its grammar parser rejects (\d, \w, \s, \p{...}, \1...). */
+function llamaPattern (pattern: string): string | undefined {
+  if (!pattern.startsWith('^') || !pattern.endsWith('$')) return 'the converter requires a pattern to start with ^ and end with $'
+  let inClass = false
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i] as string
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? ''
+      if (!GBNF_ESCAPES.includes(next) && (inClass || !REGEX_META.includes(next))) return `its grammar parser has no escape \\${next}`
+      i++
+    } else if (c === '[') inClass = true
+    else if (c === ']') inClass = false
+  }
+  return undefined
+}
+
+/** `{min,max}` as llama-grammar.cpp parses it: refused when either count reaches the threshold. */
+function repetition (min: number, max: number | undefined, names: readonly [string, string]): Judgement[] {
+  if (min >= REPETITIONS) return [{ keyword: names[0], verdict: 'refused', why: SANE }]
+  if (max === REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: SANE }]
+  // Builds from cd0fa6051 (2026-08-05) make an upper bound past the threshold unbounded instead.
+  if (max !== undefined && max > REPETITIONS) return [{ keyword: names[1], verdict: 'refused', why: `${SANE} (builds from cd0fa6051, 2026-08-05, drop the bound instead: loosened there)` }]
+  return []
+}
+
+/** One `visit` of the converter, for a schema whose `type` is absent or a single name. */
+function llamaVisit (schema: JsonObject): Judgement[] {
+  const out = llamaBranch(schema)
+  if ('allOf' in schema && !out.some((j) => j.keyword === 'allOf')) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'not read beside this schema\'s type' })
+  return out
+}
+
+function llamaBranch (schema: JsonObject): Judgement[] {
+  const type = isString(schema['type']) ? schema['type'] : undefined
+  const loose = (key: string): boolean => type === undefined || type === key
+  const winner = ['$ref', 'oneOf', 'anyOf'].find((key) => key in schema)
+  if (winner !== undefined) return beside(schema, winner, [], LLAMA_LOOSENED)
+  if ('const' in schema || 'enum' in schema) {
+    const out = beside(schema, 'const' in schema ? 'const' : 'enum', ['type'], LLAMA_LOOSENED)
+    if (typeBesideLiterals(schema)) out.push({ keyword: 'type', verdict: 'loosened', why: 'not read beside enum or const' })
+    return out
+  }
+  const out: Judgement[] = []
+  if (loose('object') && ('properties' in schema || ('additionalProperties' in schema && schema['additionalProperties'] !== true))) {
+    out.push(...undeclared(schema), ...each(present(schema, ['allOf']), 'loosened', 'not read beside properties'))
+    const extra = schema['additionalProperties']
+    if (extra === undefined) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
+    // _build_object_rule: ( "," additional-kv )* with any string as the name but those listed
+    else if (extra !== false) out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `${REPEATED_NAMES}; and ${LONE_SURROGATES.replace('a string', 'a name')}` })
+    return out
+  }
+  if ((loose('object') || type === 'string') && 'allOf' in schema) {
+    // Only the properties (all made required) and enums of each alternative are merged.
+    const merged = type !== 'string' && listOf(schema['allOf']).every((alt) => isObject(alt) &&
+      ('$ref' in alt || ('properties' in alt && Object.keys(alt).every((key) => !ASSERTIONS.has(key) || ['properties', 'required'].includes(key) || (key === 'type' && alt[key] === 'object')))))
+    return merged
+      ? [{ keyword: 'allOf', verdict: 'tightened', why: 'the properties of its alternatives are merged, each made required' }]
+      : [{ keyword: 'allOf', verdict: 'loosened', why: 'only the properties and enums of its alternatives are merged, into an object' }]
+  }
+  if (loose('array') && ('items' in schema || 'prefixItems' in schema)) {
+    if ('items' in schema) {
+      out.push(...each(present(schema, ['prefixItems']), 'loosened', 'not read beside items'))
+      const min = num(schema, 'minItems') ?? 0
+      const max = num(schema, 'maxItems')
+      if (max !== 0) out.push(...repetition(Math.max(min - 1, 0), max === undefined ? undefined : max - 1, ['minItems', 'maxItems']))
+      return out
+    }
+    const length = listOf(schema['prefixItems']).length
+    out.push({ keyword: 'prefixItems', verdict: 'tightened', why: 'exactly as many items as prefixItems are produced' })
+    if ((num(schema, 'minItems') ?? 0) > length) out.push({ keyword: 'minItems', verdict: 'loosened', why: 'only the prefixItems are produced' })
+    if ((num(schema, 'maxItems') ?? length) < length) out.push({ keyword: 'maxItems', verdict: 'loosened', why: 'every prefixItem is produced' })
+    return out
+  }
+  if (loose('string') && isString(schema['pattern'])) {
+    const broken = llamaPattern(schema['pattern'])
+    if (broken !== undefined) return [{ keyword: 'pattern', verdict: 'refused', why: broken }]
+    if (/\(\?[^:]/.test(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'loosened', why: 'lookaround and named groups are skipped' })
+    if (textLeaks(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'loosened', why: TEXT_MATCHED })
+    return [...out, ...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'not read beside pattern')]
+  }
+  if (loose('string') && isString(schema['format']) && /^(uuid[1-5]?|date|time|date-time)$/.test(schema['format'])) {
+    return each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format')
+  }
+  // The "char" rule of every other string takes any \\u escape.
+  if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), { keyword: '', verdict: 'loosened', why: LONE_SURROGATES }]
+  if (type === 'integer') {
+    // Bounds are read as 64-bit integers (a fractional minimum is truncated), exclusive ones only alone.
+    out.push(...each(['minimum', 'exclusiveMinimum'].filter((key) => typeof schema[key] === 'number' && !Number.isInteger(schema[key]) && (key === 'minimum' || !('minimum' in schema))), 'loosened', 'a fractional lower bound is truncated'))
+    if ('minimum' in schema) out.push(...each(present(schema, ['exclusiveMinimum']), 'loosened', 'not read beside minimum'))
+    if ('maximum' in schema) out.push(...each(present(schema, ['exclusiveMaximum']), 'loosened', 'not read beside maximum'))
+    return out
+  }
+  if (type === 'number' || type === undefined) out.push(...each(present(schema, NUMBER.filter((key) => key !== 'multipleOf')), 'loosened', 'number bounds are not enforced (integer bounds are)'))
+  if (type === undefined) out.push(...each(present(schema, ['minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'required']), 'loosened', 'not read without a type'))
+  if (type === 'array') out.push(...each(present(schema, ['minItems', 'maxItems']), 'loosened', 'not read without items'))
+  if (type === 'object') out.push(...each(present(schema, ['required']), 'loosened', 'not read without properties'))
+  if (type === 'number') out.push({ keyword: '', verdict: 'loosened', why: NUMBER_OVERFLOW })
+  if (type === 'object' || Object.keys(schema).length === 0) out.push({ keyword: '', verdict: 'loosened', why: ANY_OBJECT })
+  else if (type === undefined) out.push({ keyword: '', verdict: 'loosened', why: ANY_VALUE })
+  return out
+}
+
+/** A keyword's relevance to one type of a `type` list, which the converter visits one type at a time. */
+const concerns = (keyword: string, type: string): boolean =>
+  STRING.includes(keyword) ? type === 'string' : NUMBER.includes(keyword) ? type === 'number' || type === 'integer' : ARRAY.includes(keyword) ? type === 'array' : OBJECT.includes(keyword) ? type === 'object' : true
+
+const jsonType = (value: Json): string => value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value
+
+/**
+ * resolve_refs, as it walks the whole form before anything is compiled: every member named "$ref"
+ * is a reference (nothing inside its holder is looked at), "#/..." pointers are split on "/" and
+ * followed without undoing ~0, ~1 or %-escapes; a reference it never met compiles as `{}`, any object.
+ */
+function llamaRefs (form: Json): Judgement[] {
+  const out: Judgement[] = []
+  const met = new Set<string>()
+  const refused = (at: string, why: string): void => { out.push({ keyword: `${at.slice(1)}${at === '' ? '' : '/'}$ref`, verdict: 'refused', why: `the converter fails: "${why}"` }) }
+  const visit = (node: Json, at: string): void => {
+    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}/${i}`))
+    if (!isObject(node)) return
+    if (!Object.hasOwn(node, '$ref')) {
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+      return
+    }
+    const ref = node['$ref']
+    if (typeof ref !== 'string') return refused(at, `[json.exception.type_error.302] type must be string, but is ${jsonType(ref as Json)}`)
+    if (met.has(ref) || ref.startsWith('https://')) return
+    if (!ref.startsWith('#/')) return refused(at, `Unsupported ref: ${ref}`)
+    let target: Json | undefined = form
+    for (const sel of ref.slice(2).split('/')) {
+      const next: Json | undefined = Array.isArray(target) ? target[Number(sel)] : isObject(target) && Object.hasOwn(target, sel) ? target[sel] : undefined
+      if (next === undefined) return refused(at, `Error resolving ref ${ref}: ${sel} not in ${JSON.stringify(target).slice(0, 40)}…`)
+      target = next
+    }
+    met.add(ref)
+  }
+  visit(form, '')
+  if (out.length > 0) return out
+  walk(form, (schema, place) => {
+    const ref = isObject(schema) ? schema['$ref'] : undefined
+    if (typeof ref === 'string' && ref.startsWith('#/') && !met.has(ref)) {
+      out.push({ keyword: `${place.pointer.slice(1)}${place.pointer === '' ? '' : '/'}$ref`, verdict: 'loosened', why: `never resolved (it stands inside a schema holding a $ref): ${ANY_OBJECT}` })
+    }
+  })
+  return out
+}
+
+export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', 'llama.cpp common/json-schema-to-grammar.cpp at 011c6c3c, src/llama-grammar.cpp at 04332939 (source read 2026-12-01)', {
+  loosened: LLAMA_LOOSENED,
+  refused: [],
+  formats: new Set(['time', 'uuid', 'uuid1', 'uuid2', 'uuid3', 'uuid4', 'uuid5']),
+  approximate: { date: 'any month has 31 days: 2021-02-30 passes', 'date-time': 'any month has 31 days: 2021-02-30T00:00:00Z passes' },
+  oneOf: 'loosened',
+  booleans: (place) => under(place) !== 'additionalProperties',
+  // The alternatives of an allOf are not visited: only their properties are.
+  reads: reading(['$ref', 'oneOf', 'anyOf'], ['properties', 'additionalProperties', 'items', 'prefixItems']),
+  extra (schema) {
+    const types = schema['type']
+    if (!Array.isArray(types)) return llamaVisit(schema)
+    const out: Judgement[] = []
+    for (const type of types) {
+      for (const j of llamaVisit({ ...schema, type })) {
+        if (concerns(j.keyword, String(type)) && !out.some((o) => o.keyword === j.keyword && o.verdict === j.verdict)) out.push(j)
+      }
+    }
+    return out
+  },
+  limits: llamaRefs
+})
