@@ -153,8 +153,8 @@ const patternCases: Array<[string, string, (n: number) => string, (n: number) =>
   ['no angle brackets, up to 4,000', '[^<>]{1,4000}$', (n) => `${'x'.repeat(n - 1)}<`, (n) => 'x'.repeat(n)],
   ['an a 1,660 from the end', '(a|b)*a(a|b){1660}$', (n) => `${ab(n - 1, 1)}c`, (n) => `${ab(n - 1661, 2)}a${'b'.repeat(1660)}`],
   ['an x 9,990 from the end', '^[\\s\\S]*x[\\s\\S]{9990}$', (n) => `${'x'.repeat(n - 9991)}y${'x'.repeat(9990)}`, (n) => 'x'.repeat(n)],
-  // 61 states, a DFA of 2^14: the most steps per character of the patterns tried
-  ['an a 13 from the end', '(a|b)*a(a|b){13}$', (n) => `${ab(n - 1, 3)}c`, (n) => `${ab(n - 14, 4)}a${'b'.repeat(13)}`],
+  // 77 states, near the limit, and a DFA of 2^18 states: the most steps per character of the patterns tried
+  ['an a 17 from the end', '(a|b)*a(a|b){17}$', (n) => `${ab(n - 1, 3)}c`, (n) => `${ab(n - 18, 4)}a${'b'.repeat(17)}`],
   ['nested plus', '^(a+)+$', (n) => `${'a'.repeat(n - 1)}!`, (n) => 'a'.repeat(n)],
   ['a plain class', '^[a-z ]*$', (n) => `${'ab cd'.repeat(n / 5).slice(0, n - 1)}!`, (n) => 'ab cd'.repeat(n / 5).slice(0, n)]
 ]

@@ -11,9 +11,9 @@ import { BAIL, DFA_CACHE_CELLS, LazyDfa } from './pattern-dfa.ts'
  * Most instructions a compiled pattern may have. Every character of the text may visit each of
  * them, so this bounds the work per character (STEPS_PER_CHAR). A counted repetition of one
  * character or class, `[^<>]{1,4000}`, is one instruction with a counter; any other is copied once
- * per count, so `(ab){30}` needs 91.
+ * per count, so `(ab){40}` needs 81.
  */
-export const MAX_STATES = 64
+export const MAX_STATES = 80
 
 /** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
 export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)

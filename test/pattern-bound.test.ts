@@ -147,7 +147,7 @@ describe('at the address', () => {
   it('refuses a pattern over the bound with GPT_ERR_FORM_PATTERN, its JSON Pointer, why and how to rewrite it', async () => {
     for (const [form, at, advice] of [
       [{ type: 'string', pattern: '^(?:ab){1,4000}$' }, '/pattern', /the repetition "\(\?:ab\)\{1,4000\}" at offset 1 copies what it repeats once per count\. Use smaller counts/],
-      [{ properties: { a: { pattern: 'x(a|bc){100}' } } }, '/properties/a/pattern', /more than 64 states, and every character of the text may visit each of them/],
+      [{ properties: { a: { pattern: 'x(a|bc){100}' } } }, '/properties/a/pattern', /more than 80 states, and every character of the text may visit each of them/],
       [{ patternProperties: { [`^(?:${Array.from({ length: 40 }, (_, i) => `w${i}`).join('|')})$`]: {} } }, '/patternProperties/^(?:w0|w1', /the pattern is too long: .*"enum" does the same/]
     ] as const) {
       const error = await registrationError({ form }, '/poll')
