@@ -53,6 +53,19 @@ describe('patterns with many states', () => {
     }
   })
 
+  it('hold a pattern near the limit, whose DFA would need 2^18 states, to the bound on its worst text', () => {
+    // copied, not counted: the lazy DFA thrashes and hands over to the simulation
+    const m = compilePattern('(a|b)*a(a|b){17}$')
+    assert.ok(m.states > MAX_STATES - 10 && m.dfa !== null, `${m.states} states`)
+    const worstText = `${ab(BODY - 1, 3)}c`
+    assert.equal(m.test(worstText), false)
+    assertBound(m, worstText, '(a|b)*a(a|b){17}$')
+    assert.ok((m.dfa?.bails ?? 0) > 0, JSON.stringify(m.dfa))
+    const accepted = `${ab(BODY - 18, 4)}a${'b'.repeat(17)}`
+    assert.equal(m.test(accepted), true)
+    assertBound(m, accepted, '(a|b)*a(a|b){17}$')
+  })
+
   it('count as V8 does, on random texts and counts around their edges', () => {
     // one-code-point elements, counted at every kind of quantifier, beside what can make them ambiguous
     const unit = fc.constantFrom('a', '[ab]', '(a|b)', '(?:a|\\u{1F600})', '.', '[^a]', '\\w', '\\p{L}', 'é')
