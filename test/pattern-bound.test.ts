@@ -53,6 +53,15 @@ describe('patterns with many states', () => {
     }
   })
 
+  it('stop reading when no thread is left: an anchored count ends with its most', () => {
+    for (const source of ['^[a-z]{1,100}$', '^(?:a|b){3,200}x']) {
+      const m = compilePattern(source)
+      assert.equal(m.dfa, null, `/${source}/u runs on the simulation, with a counter`)
+      assert.equal(m.test('a'.repeat(BODY)), false)
+      assert.ok(m.steps < 20 * 200, `/${source}/u: ${m.steps} steps on ${BODY} characters`)
+    }
+  })
+
   it('hold a pattern near the limit, whose DFA would need 2^18 states, to the bound on its worst text', () => {
     // copied, not counted: the lazy DFA thrashes and hands over to the simulation
     const m = compilePattern('(a|b)*a(a|b){17}$')
