@@ -454,7 +454,7 @@ class Program implements LinearPattern, Automaton {
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */
   private simulate (text: string, from: number, seeds: Int32Array | null): boolean {
-    const { op, a } = this
+    const { op, a, b, ascii, alive, head, queue, countMin } = this
     const length = text.length
     let [now, next] = this.dense
     let [nowIndex, nextIndex] = this.sparse
@@ -493,7 +493,10 @@ class Program implements LinearPattern, Automaton {
       if (counters > 0) {
         for (let k = 0; k < size; k++) {
           const pc = now[k] as number
-          if (op[pc] === COUNT) steps += this.advance(this.b[pc] as number, this.member(a[pc] as number, c, text, at), after)
+          if (op[pc] === COUNT) {
+            const id = a[pc] as number
+            steps += this.advance(b[pc] as number, c < 128 ? ascii[id * 128 + c] === 1 : this.member(id, c, text, at), after)
+          }
         }
       }
       this.entryAt = after
@@ -506,11 +509,12 @@ class Program implements LinearPattern, Automaton {
           if (a[pc] !== c) continue
         } else if (o === SET) {
           steps++
-          if (!this.member(a[pc] as number, c, text, at)) continue
+          const id = a[pc] as number
+          if (c < 128 ? ascii[id * 128 + c] !== 1 : !this.member(id, c, text, at)) continue
         } else if (o === COUNT) {
-          const id = this.b[pc] as number
+          const id = b[pc] as number
           steps++
-          if (this.alive[id] === 0) continue
+          if (alive[id] === 0) continue
           // still counting: live at the next position, with no new entry
           const j = nextIndex[pc] as number
           if (!(j < nextSize && next[j] === pc)) {
@@ -518,7 +522,7 @@ class Program implements LinearPattern, Automaton {
             next[nextSize++] = pc
           }
           // the oldest entry has read the most: leave once it has read at least the least count
-          if (after - ((this.queue[id] as Int32Array)[this.head[id] as number] as number) < (this.countMin[id] as number)) continue
+          if (after - ((queue[id] as Int32Array)[head[id] as number] as number) < (countMin[id] as number)) continue
         } else {
           continue
         }
@@ -600,7 +604,8 @@ class Program implements LinearPattern, Automaton {
       steps++
       const k = sparse[pc] as number
       const present = k < size && dense[k] === pc
-      if (op[pc] === COUNT) {
+      const o = op[pc]
+      if (o === COUNT) {
         // entered here, even if already live (it counts for the threads that entered before)
         const id = b[pc] as number
         if (!present) {
@@ -613,7 +618,7 @@ class Program implements LinearPattern, Automaton {
       if (present) continue
       sparse[pc] = size
       dense[size++] = pc
-      switch (op[pc]) {
+      switch (o) {
         case JMP:
           stack[top++] = a[pc] as number
           break
