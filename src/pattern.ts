@@ -255,7 +255,7 @@ class Builder implements Code {
     const counted = this.open.find(q => q.min > 1 || (q.max > 1 && q.max !== Infinity))
     if (counted === undefined) {
       throw new PatternError(this.source, 0, `the pattern is too long: it ${why}. Shorten it, or split it into several patterns ` +
-        '(for a list of words, "enum" does the same without a pattern)')
+        '(for a list of words, "enum" does the same without a pattern, or "properties" for member names)')
     }
     const raw = counted.raw.length > 40 ? `...${counted.raw.slice(-37)}` : counted.raw
     throw new PatternError(this.source, counted.start, `the pattern ${why}: the repetition "${raw}" at offset ${counted.start} ` +
