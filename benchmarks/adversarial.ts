@@ -1,12 +1,16 @@
 // The cost of the worst body against an accepted body of the same size, for forms that make a
 // plain validator do exponential work, before (plain Ajv 2020, as Fastify would compile the form)
 // and after (the address's validator). Then a random search over recursive union-heavy forms for
-// the body that costs most per byte.
+// the body that costs most per byte. Last, patterns with many states: whole acts of a 64 KB body
+// through an address, the worst rejected against an accepted one of the same size.
 // Run: node --import ./test/register.js benchmarks/adversarial.ts [--quick]
 // Writes benchmarks/results/adversarial-latest.json (see docs/benchmarks.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
+import Fastify from 'fastify'
+import gpt from '../src/index.ts'
+import { compilePattern, STEPS_PER_CHAR } from '../src/pattern.ts'
 import { work } from '../src/bounded.ts'
 import { generate, random } from '../src/check/generate.ts'
 import { compileForm, freezeJson, type Json, type JsonObject } from '../src/form.ts'
@@ -131,6 +135,80 @@ const search = {
   worst: top === undefined ? undefined : { ns: top.ns, bytes: top.bytes, form: top.form, body: top.body }
 }
 
+// ---- patterns with many states: acts through an address (parse, scan, validation, reply) ----
+const BODY = 65_536
+/** A text of a and b, the same on every run. */
+const ab = (length: number, seed: number): string => {
+  let x = seed
+  let text = ''
+  for (let i = 0; i < length; i++) {
+    x = (x * 1103515245 + 12345) & 0x7fffffff
+    text += (x >> 16) & 1 ? 'a' : 'b'
+  }
+  return text
+}
+const fill = (n: number): number => BODY - 16 - n
+// [name, pattern, worst text, accepted text of the same length]
+const patternCases: Array<[string, string, (n: number) => string, (n: number) => string]> = [
+  ['no angle brackets, up to 4,000', '[^<>]{1,4000}$', (n) => `${'x'.repeat(n - 1)}<`, (n) => 'x'.repeat(n)],
+  ['an a 1,660 from the end', '(a|b)*a(a|b){1660}$', (n) => `${ab(n - 1, 1)}c`, (n) => `${ab(n - 1661, 2)}a${'b'.repeat(1660)}`],
+  ['an x 9,990 from the end', '^[\\s\\S]*x[\\s\\S]{9990}$', (n) => `${'x'.repeat(n - 9991)}y${'x'.repeat(9990)}`, (n) => 'x'.repeat(n)],
+  // 77 states, near the limit, and a DFA of 2^18 states: the most steps per character of the patterns tried
+  ['an a 17 from the end', '(a|b)*a(a|b){17}$', (n) => `${ab(n - 1, 3)}c`, (n) => `${ab(n - 18, 4)}a${'b'.repeat(17)}`],
+  ['nested plus', '^(a+)+$', (n) => `${'a'.repeat(n - 1)}!`, (n) => 'a'.repeat(n)],
+  ['a plain class', '^[a-z ]*$', (n) => `${'ab cd'.repeat(n / 5).slice(0, n - 1)}!`, (n) => 'ab cd'.repeat(n / 5).slice(0, n)]
+]
+
+/** Median nanoseconds of one act of `payload` (with the status it must get), through app.inject. */
+async function act (app: ReturnType<typeof Fastify>, payload: string, status: number): Promise<number> {
+  const once = async (): Promise<void> => {
+    const response = await app.inject({ method: 'POST', url: '/', payload, headers: { 'content-type': 'application/json' } })
+    if (response.statusCode !== status) throw new Error(`status ${response.statusCode}, not ${status}`)
+  }
+  for (let i = 0; i < 3; i++) await once()
+  const samples: number[] = []
+  for (let round = 0; round < 5; round++) {
+    const start = process.hrtime.bigint()
+    let runs = 0
+    do {
+      await once()
+      runs++
+    } while (Number(process.hrtime.bigint() - start) < SAMPLE_NS / 5)
+    samples.push(Number(process.hrtime.bigint() - start) / runs)
+  }
+  return median(samples)
+}
+
+interface PatternRow { name: string, pattern: string, bytes: number, states: number, acceptedNs: number, worstNs: number, ratio: number, stepsPerChar: number, beforeStepsPerChar?: number }
+const patternRows: PatternRow[] = []
+for (const [name, pattern, worstText, acceptedText] of patternCases) {
+  const n = fill(0)
+  const worst = JSON.stringify({ text: worstText(n) })
+  const accepted = JSON.stringify({ text: acceptedText(n) })
+  const app = Fastify()
+  await app.register(gpt, { form: { type: 'object', properties: { text: { type: 'string', pattern } } }, act: () => ({ ok: true }), rateLimit: false, lint: false })
+  await app.ready()
+  const acceptedNs = await act(app, accepted, 200)
+  const worstNs = await act(app, worst, 204)
+  await app.close()
+  // steps do not depend on the machine: the engine's now, and what the copied automaton (as
+  // compiled before counters, up to 10,000 states) does per character on a 10 KB text
+  const m = compilePattern(pattern)
+  m.test(worstText(n))
+  const row: PatternRow = { name, pattern, bytes: worst.length, states: m.states, acceptedNs, worstNs, ratio: worstNs / acceptedNs, stepsPerChar: m.steps / (n + 1) }
+  const copied = compilePattern(pattern, { maxStates: 10_000 })
+  if (copied.states !== m.states && !quick) {
+    const short = worstText(10_240)
+    copied.test(short)
+    row.beforeStepsPerChar = copied.steps / (short.length + 1)
+  }
+  patternRows.push(row)
+}
+// the same size, the same run: the cheapest accepted act is the common yardstick
+const yardstick = Math.min(...patternRows.map((r) => r.acceptedNs))
+const worstPattern = patternRows.reduce((a, b) => (b.worstNs > a.worstNs ? b : a))
+const patterns = { bound: STEPS_PER_CHAR, yardstickNs: yardstick, worstRatio: worstPattern.worstNs / yardstick, worst: worstPattern.pattern, rows: patternRows }
+
 const fmt = (ns: number): string => (ns >= 1e6 ? `${(ns / 1e6).toFixed(1)} ms` : `${(ns / 1e3).toFixed(1)} µs`)
 console.log('| form | body | bytes | before: worst | before: ratio | after: worst | after: ratio |')
 console.log('|---|---|---|---|---|---|---|')
@@ -142,7 +220,15 @@ console.log(`\nsearch: ${search.forms} random forms; ${search.rejectedCompared} 
   `worst ratio ${search.worstRatio?.toFixed(2)}, median ${search.medianRatio.toFixed(2)}; at most ${search.mostRefCallsPerByte.toFixed(2)} $ref calls per byte`)
 if (search.worst !== undefined) console.log(`the worst: ${fmt(search.worst.ns)} for ${search.worst.bytes} bytes: ${JSON.stringify(search.worst.body)} against ${JSON.stringify(search.worst.form)}`)
 
+console.log(`\npatterns with many states, acts of ${patternRows[0]?.bytes} bytes through an address (bound: ${STEPS_PER_CHAR} steps per character):`)
+console.log('| pattern | states | accepted act | worst act | worst ÷ accepted | worst ÷ cheapest accepted | steps/char | before: steps/char |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+for (const r of patternRows) {
+  console.log(`| ${r.name} \`${r.pattern.replace(/\|/g, '\\|')}\` | ${r.states} | ${fmt(r.acceptedNs)} | ${fmt(r.worstNs)} | ${r.ratio.toFixed(2)} | ${(r.worstNs / yardstick).toFixed(2)} | ${r.stepsPerChar.toFixed(1)} | ${r.beforeStepsPerChar?.toFixed(0) ?? '(same)'} |`)
+}
+console.log(`worst ratio with patterns: ${patterns.worstRatio.toFixed(2)} (\`${patterns.worst}\` against the cheapest accepted act of the same size, ${fmt(yardstick)})`)
+
 if (!quick) {
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })
-  writeFileSync(new URL('results/adversarial-latest.json', import.meta.url), JSON.stringify({ ...machine(), rows, search }, null, 2) + '\n')
+  writeFileSync(new URL('results/adversarial-latest.json', import.meta.url), JSON.stringify({ ...machine(), rows, search, patterns }, null, 2) + '\n')
 }

@@ -8,6 +8,10 @@ export const SPLIT = 2 // continue at a and at b
 export const JMP = 3 // continue at a
 export const ASSERT = 4 // a: START, END, WORD or NOT_WORD; continue at pc + 1 if it holds
 export const MATCH = 5
+// a: index of the class, b: index of the counter. Reads the class min to max times in a row, as
+// the unrolled copies would, with a queue of the code point offsets threads entered it at; continue
+// at pc + 1. Only the simulation runs it (a DFA state cannot hold the queue).
+export const COUNT = 6
 
 export const START = 0
 export const END = 1
@@ -24,6 +28,9 @@ export interface Automaton {
   readonly anchored: boolean
   /** Membership of the ASCII code point c in class id: ascii[id * 128 + c] === 1. */
   readonly ascii: Uint8Array
+  /** Least and most reads of each counter of COUNT instructions. */
+  readonly countMin: Float64Array
+  readonly countMax: Float64Array
   /** Class id alone as a sticky RegExp with the u flag, for any other code point. */
   readonly sticky: readonly RegExp[]
 }

@@ -4,11 +4,19 @@
 // Semantics are ECMA-262's with the `u` flag; what needs backtracking is refused: docs/patterns.md.
 import { RegExpParser, RegExpSyntaxError, type AST } from '@eslint-community/regexpp'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
-import { ASSERT, CHAR, END, JMP, MATCH, NOT_WORD, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './pattern-code.ts'
+import { ASSERT, CHAR, COUNT, END, JMP, MATCH, NOT_WORD, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './pattern-code.ts'
 import { BAIL, DFA_CACHE_CELLS, LazyDfa } from './pattern-dfa.ts'
 
-/** Most instructions a compiled pattern may have; counted repetition is expanded, so `(a{100}){100}` needs 10,001. */
-export const MAX_STATES = 10_000
+/**
+ * Most instructions a compiled pattern may have. Every character of the text may visit each of
+ * them, so this bounds the work per character (STEPS_PER_CHAR). A counted repetition of one
+ * character or class, `[^<>]{1,4000}`, is one instruction with a counter; any other is copied once
+ * per count, so `(ab){40}` needs 81.
+ */
+export const MAX_STATES = 80
+
+/** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
+export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)
 
 /** A pattern this engine does not compile: invalid under `u`, not matchable in linear time, or too large. */
 export class PatternError extends Error {
@@ -52,7 +60,17 @@ export interface DfaStatistics {
 export interface PatternOptions {
   /** Size of the lazy DFA's cache in 32-bit cells (default DFA_CACHE_CELLS); 0 runs the simulation alone. */
   dfaCells?: number
+  /**
+   * Most instructions (default MAX_STATES). A form's patterns always get the default: a larger
+   * automaton costs more work per character of the text than the address's bound allows.
+   */
+  maxStates?: number
+  /** Count every repetition of one character or class, even when the copies would fit (tests, comparisons). */
+  counting?: boolean
 }
+
+/** The work of every `test` of every compiled pattern, summed: for tests and benchmarks that bound a whole validation. */
+export const patternWork = { steps: 0 }
 
 /** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
 export function compilePattern (source: string, options: PatternOptions = {}): LinearPattern {
@@ -61,7 +79,7 @@ export function compilePattern (source: string, options: PatternOptions = {}): L
     const ast = parse(source)
     refuseNonRegular(source, ast)
     agreeWithNode(source)
-    code = new Builder(source).build(ast)
+    code = build(source, ast, options.maxStates ?? MAX_STATES, options.counting === true)
   } catch (error) {
     // the parser, the checks and the builder each descend once per nested group
     if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
@@ -158,19 +176,55 @@ interface Code {
   a: number[]
   b: number[]
   classes: string[]
+  countMin: number[]
+  countMax: number[]
 }
 
-/** Thompson's construction, one instruction at a time, refusing past MAX_STATES. */
+/** Thrown by a Builder that copies every repetition, when the copies exceed its limit. */
+class Copied extends Error {}
+
+/**
+ * The automaton with every repetition copied, which both matchers run, the lazy DFA fast; when
+ * that exceeds the limit, with each counted repetition of one character or class as a counter,
+ * which only the simulation runs, at a cost per character that does not grow with the count.
+ */
+function build (source: string, ast: AST.Pattern, limit: number, counting: boolean): Code {
+  try {
+    if (!counting) return new Builder(source, limit, false).build(ast)
+  } catch (error) {
+    if (!(error instanceof Copied)) throw error
+  }
+  return new Builder(source, limit, true).build(ast)
+}
+
+/** Whether the element always reads exactly one code point: a character, a class, or a group of alternatives that each are one. */
+function oneCodePoint (node: AST.Element): boolean {
+  switch (node.type) {
+    case 'Character':
+    case 'CharacterClass':
+    case 'CharacterSet':
+      return true
+    case 'Group':
+    case 'CapturingGroup':
+      return (node.type === 'CapturingGroup' || node.modifiers === null) &&
+        node.alternatives.every(alternative => alternative.elements.length === 1 && oneCodePoint(alternative.elements[0] as AST.Element))
+  }
+  return false
+}
+
+/** Thompson's construction, one instruction at a time, refusing past the limit. */
 class Builder implements Code {
   op: number[] = []
   a: number[] = []
   b: number[] = []
   classes: string[] = []
+  countMin: number[] = []
+  countMax: number[] = []
   private readonly classIndex = new Map<string, number>()
   // the quantifiers being expanded: the outermost counted one is what made the automaton large
   private readonly open: AST.Quantifier[] = []
 
-  constructor (private readonly source: string) {}
+  constructor (private readonly source: string, private readonly limit: number, private readonly counting: boolean) {}
 
   build (pattern: AST.Pattern): Code {
     this.alternatives(pattern.alternatives)
@@ -183,21 +237,30 @@ class Builder implements Code {
   }
 
   private emit (op: number, a = 0, b = 0): number {
-    if (this.op.length === MAX_STATES) this.tooLarge()
+    if (this.op.length === this.limit) {
+      if (!this.counting) throw new Copied()
+      this.tooLarge()
+    }
     this.op.push(op)
     this.a.push(a)
     this.b.push(b)
     return this.op.length - 1
   }
 
+  // The work per character of the text grows with the states (docs/patterns.md): say so, and how to
+  // write the same with fewer.
   private tooLarge (): never {
+    const why = `compiles to more than ${this.limit} states, and every character of the text may visit each of them ` +
+      `(the work per character is bounded by ${16 * (this.limit + 1)} steps)`
     const counted = this.open.find(q => q.min > 1 || (q.max > 1 && q.max !== Infinity))
     if (counted === undefined) {
-      throw new PatternError(this.source, 0, `the pattern is too long: it compiles to more than ${MAX_STATES} states`)
+      throw new PatternError(this.source, 0, `the pattern is too long: it ${why}. Shorten it, or split it into several patterns ` +
+        '(for a list of words, "enum" does the same without a pattern, or "properties" for member names)')
     }
     const raw = counted.raw.length > 40 ? `...${counted.raw.slice(-37)}` : counted.raw
-    throw new PatternError(this.source, counted.start, `the pattern compiles to more than ${MAX_STATES} states: the repetition "${raw}" ` +
-      `at offset ${counted.start} copies what it repeats once per count. Use smaller counts, or * or + where any number will do`)
+    throw new PatternError(this.source, counted.start, `the pattern ${why}: the repetition "${raw}" at offset ${counted.start} ` +
+      'copies what it repeats once per count. Use smaller counts, or * or + where any number will do ' +
+      '(a repetition of one character or class, such as [a-z]{1,4000}, is counted, not copied)')
   }
 
   private alternatives (alternatives: AST.Alternative[]): void {
@@ -228,6 +291,10 @@ class Builder implements Code {
         this.alternatives(node.alternatives)
         return
       case 'Quantifier':
+        if (this.counting && (node.min > 1 || (node.max > 1 && node.max !== Infinity)) && oneCodePoint(node.element)) {
+          this.counter(node)
+          return
+        }
         this.open.push(node)
         this.quantifier(node)
         this.open.pop()
@@ -268,6 +335,21 @@ class Builder implements Code {
     for (const skip of skips) this.b[skip] = this.pc
   }
 
+  // `C{n,m}` as one COUNT of the class C; `C{n,}` as `C{n}C*`. The class is the element's own
+  // source, so V8 decides its membership as for any class (a group such as `(a|b)` included).
+  private counter ({ min, max, element }: AST.Quantifier): void {
+    const cls = this.classOf(element.raw)
+    this.emit(COUNT, cls, this.countMin.length)
+    this.countMin.push(min)
+    this.countMax.push(max === Infinity ? min : max)
+    if (max === Infinity) {
+      const loop = this.emit(SPLIT, this.pc + 1)
+      this.emit(SET, cls)
+      this.emit(JMP, loop)
+      this.b[loop] = this.pc
+    }
+  }
+
   private classOf (raw: string): number {
     let index = this.classIndex.get(raw)
     if (index === undefined) {
@@ -295,6 +377,8 @@ class Program implements LinearPattern, Automaton {
   // class membership as V8 decides it: a table for ASCII, a sticky RegExp at the offset otherwise
   readonly ascii: Uint8Array
   readonly sticky: RegExp[]
+  readonly countMin: Float64Array
+  readonly countMax: Float64Array
   private readonly lazy: LazyDfa | null
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
@@ -303,6 +387,14 @@ class Program implements LinearPattern, Automaton {
   private readonly dense: [Int32Array, Int32Array]
   private readonly sparse: [Int32Array, Int32Array]
   private readonly stack: Int32Array
+  // each counter's queue: the code point offsets at which threads entered it, oldest first, in a
+  // ring; all advance together on a character of the class and all die on any other
+  private readonly queue: Int32Array[]
+  private readonly head: Int32Array
+  private readonly queued: Int32Array
+  private readonly alive: Uint8Array
+  // the code point offset a closure enters counters at
+  private entryAt = 0
 
   constructor (readonly source: string, code: Code, dfaCells: number) {
     const n = code.op.length
@@ -323,8 +415,16 @@ class Program implements LinearPattern, Automaton {
     this.dense = [new Int32Array(n), new Int32Array(n)]
     this.sparse = [new Int32Array(n), new Int32Array(n)]
     this.stack = new Int32Array(2 * n + 1)
+    this.countMin = Float64Array.from(code.countMin)
+    this.countMax = Float64Array.from(code.countMax)
+    const counters = code.countMin.length
+    this.queue = Array.from({ length: counters }, () => new Int32Array(0))
+    this.head = new Int32Array(counters)
+    this.queued = new Int32Array(counters)
+    this.alive = new Uint8Array(counters)
     this.anchored = this.startsAnchored()
-    this.lazy = dfaCells > 0 ? LazyDfa.for(this, dfaCells) : null
+    // a DFA state is a set of instructions: it cannot hold a counter's queue
+    this.lazy = dfaCells > 0 && counters === 0 ? LazyDfa.for(this, dfaCells) : null
   }
 
   get dfa (): DfaStatistics | null {
@@ -337,6 +437,12 @@ class Program implements LinearPattern, Automaton {
   }
 
   test (text: string): boolean {
+    const found = this.run(text)
+    patternWork.steps += this.steps
+    return found
+  }
+
+  private run (text: string): boolean {
     const { lazy } = this
     this.steps = 0
     if (lazy === null) return this.simulate(text, 0, null)
@@ -348,13 +454,18 @@ class Program implements LinearPattern, Automaton {
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */
   private simulate (text: string, from: number, seeds: Int32Array | null): boolean {
-    const { op, a } = this
+    const { op, a, b, ascii, alive, head, queue, countMin } = this
     const length = text.length
     let [now, next] = this.dense
     let [nowIndex, nextIndex] = this.sparse
     let size = 0
     let steps = 0
     let at = from
+    // counters count code points; seeds come from the DFA, which runs only programs without them
+    let index = 0
+    const counters = this.queue.length
+    if (counters > 0) this.resetCounters(length)
+    this.entryAt = 0
     if (seeds !== null) {
       for (const pc of seeds) {
         size = this.close(now, nowIndex, size, pc, at, text)
@@ -377,6 +488,18 @@ class Program implements LinearPattern, Automaton {
         }
       }
       this.tick++
+      const after = index + 1
+      // first every counter reads the character, before a closure below enters one at `after`
+      if (counters > 0) {
+        for (let k = 0; k < size; k++) {
+          const pc = now[k] as number
+          if (op[pc] === COUNT) {
+            const id = a[pc] as number
+            steps += this.advance(b[pc] as number, c < 128 ? ascii[id * 128 + c] === 1 : this.member(id, c, text, at), after)
+          }
+        }
+      }
+      this.entryAt = after
       let nextSize = 0
       for (let k = 0; k < size; k++) {
         const pc = now[k] as number
@@ -386,7 +509,20 @@ class Program implements LinearPattern, Automaton {
           if (a[pc] !== c) continue
         } else if (o === SET) {
           steps++
-          if (!this.member(a[pc] as number, c, text, at)) continue
+          const id = a[pc] as number
+          if (c < 128 ? ascii[id * 128 + c] !== 1 : !this.member(id, c, text, at)) continue
+        } else if (o === COUNT) {
+          const id = b[pc] as number
+          steps++
+          if (alive[id] === 0) continue
+          // still counting: live at the next position, with no new entry
+          const j = nextIndex[pc] as number
+          if (!(j < nextSize && next[j] === pc)) {
+            nextIndex[pc] = nextSize
+            next[nextSize++] = pc
+          }
+          // the oldest entry has read the most: leave once it has read at least the least count
+          if (after - ((queue[id] as Int32Array)[head[id] as number] as number) < (countMin[id] as number)) continue
         } else {
           continue
         }
@@ -401,7 +537,55 @@ class Program implements LinearPattern, Automaton {
       nextIndex = sparse
       size = nextSize
       at += width
+      index = after
+      this.entryAt = index
     }
+  }
+
+  /** Empties every counter, each with room for the entries a text of `length` code units can make. */
+  private resetCounters (length: number): void {
+    for (let id = 0; id < this.queue.length; id++) {
+      const room = Math.min((this.countMax[id] as number) + 1, length + 1)
+      if ((this.queue[id] as Int32Array).length < room) this.queue[id] = new Int32Array(room)
+      this.head[id] = 0
+      this.queued[id] = 0
+    }
+  }
+
+  /** A counter reads a character, `member` of its class or not, its entries now at `after`; the work done. */
+  private advance (id: number, member: boolean, after: number): number {
+    if (!member) {
+      this.queued[id] = 0
+      this.alive[id] = 0
+      return 0
+    }
+    const queue = this.queue[id] as Int32Array
+    const max = this.countMax[id] as number
+    let head = this.head[id] as number
+    let queued = this.queued[id] as number
+    let work = 0
+    // an entry that has read more than the most count is gone: the copies would have run out
+    while (queued > 0 && after - (queue[head] as number) > max) {
+      head = head + 1 === queue.length ? 0 : head + 1
+      queued--
+      work++
+    }
+    this.head[id] = head
+    this.queued[id] = queued
+    this.alive[id] = queued > 0 ? 1 : 0
+    return work
+  }
+
+  /** A thread enters counter id at code point offset `at`; false when one already had. */
+  private enter (id: number, at: number): boolean {
+    const queue = this.queue[id] as Int32Array
+    const queued = this.queued[id] as number
+    let tail = (this.head[id] as number) + queued
+    if (tail >= queue.length) tail -= queue.length
+    if (queued > 0 && queue[tail === 0 ? queue.length - 1 : tail - 1] === at) return false
+    queue[tail] = at
+    this.queued[id] = queued + 1
+    return true
   }
 
   private done (steps: number, matched: boolean): boolean {
@@ -419,10 +603,22 @@ class Program implements LinearPattern, Automaton {
       const pc = stack[--top] as number
       steps++
       const k = sparse[pc] as number
-      if (k < size && dense[k] === pc) continue
+      const present = k < size && dense[k] === pc
+      const o = op[pc]
+      if (o === COUNT) {
+        // entered here, even if already live (it counts for the threads that entered before)
+        const id = b[pc] as number
+        if (!present) {
+          sparse[pc] = size
+          dense[size++] = pc
+        }
+        if (this.enter(id, this.entryAt) && this.countMin[id] === 0) stack[top++] = pc + 1
+        continue
+      }
+      if (present) continue
       sparse[pc] = size
       dense[size++] = pc
-      switch (op[pc]) {
+      switch (o) {
         case JMP:
           stack[top++] = a[pc] as number
           break

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { compilePattern, linearRegExp, MAX_STATES, PatternError, type LinearPattern } from '../src/pattern.ts'
+import { compilePattern, linearRegExp, MAX_STATES, PatternError, STEPS_PER_CHAR, type LinearPattern, type PatternOptions } from '../src/pattern.ts'
 
 const SEED = 20261201
 
@@ -13,10 +13,11 @@ function withinBound (m: LinearPattern, text: string): boolean {
   return m.steps <= 16 * (m.states + 1) * (text.length + 1)
 }
 
-// the three ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about
-// two states (flushing at almost every new state, then handing over to the simulation), the simulation alone
-const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }] as const
-const compileEach = (source: string): LinearPattern[] => CACHES.map(options => compilePattern(source, options))
+// the four ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about
+// two states (flushing at almost every new state, then handing over to the simulation), the
+// simulation alone, and the simulation with every repetition of one character or class counted
+const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }, { counting: true }] as const
+const compileEach = (source: string, extra: PatternOptions = {}): LinearPattern[] => CACHES.map(options => compilePattern(source, { ...options, ...extra }))
 
 function agrees (pattern: string, text: string): void {
   const expected = new RegExp(pattern, 'u').test(text)
@@ -148,7 +149,8 @@ describe('linear time', () => {
 
   it('stays within 16 × (states + 1) × (length + 1) steps on catastrophic patterns, up to 100,000 characters', () => {
     for (const [source, make, expected] of adversarial) {
-      for (const m of compileEach(source)) {
+      // (.*a){20} has 81 states: more than a form may have, still linear
+      for (const m of compileEach(source, { maxStates: 1000 })) {
         for (const n of [10, 100, 1000, 10_000, 100_000]) {
           const t = make(n)
           assert.equal(m.test(t), expected, `/${source}/u, n = ${n}`)
@@ -271,7 +273,7 @@ describe('the lazy DFA', () => {
     // 40 literals outside ASCII: each its own class, more than the 32 a row keeps for them
     const chars = [...'一二三四五六七八九十百千万亿甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥东南西北春夏']
     const source = `^(?:${chars.join('|')})+$`
-    const ms = compileEach(source)
+    const ms = compileEach(source, { maxStates: 1000 })
     fc.assert(fc.property(fc.array(fc.constantFrom(...chars, 'a'), { maxLength: 200 }), cs => {
       const t = cs.join('')
       for (const m of ms) {
@@ -351,15 +353,20 @@ describe('refusals', () => {
     else assert.match(refusal(source).message, /^the pattern is not a regular expression this Node.js accepts with the u flag: .*Duplicate capture group name/)
   })
 
-  it('refuses an automaton larger than MAX_STATES, naming the repetition that expands', () => {
-    const nested = refusal('x(a{1000}){1000}')
+  it('refuses an automaton larger than MAX_STATES, naming the repetition that expands and how to rewrite it', () => {
+    const nested = refusal('x(ab{1,2}){1000}')
     assert.equal(nested.index, 1)
-    assert.match(nested.message, new RegExp(`^the pattern compiles to more than ${MAX_STATES} states: the repetition "\\(a\\{1000\\}\\)\\{1000\\}" at offset 1 `))
-    assert.match(refusal('.{0,10000}').message, /the repetition "\.\{0,10000\}" at offset 0/)
-    assert.match(refusal('a'.repeat(MAX_STATES)).message, /^the pattern is too long: it compiles to more than 10000 states$/)
+    assert.match(nested.message, new RegExp(`^the pattern compiles to more than ${MAX_STATES} states, and every character of the text may visit each of them ` +
+      `\\(the work per character is bounded by ${STEPS_PER_CHAR} steps\\): the repetition "\\(ab\\{1,2\\}\\)\\{1000\\}" at offset 1 copies what it repeats once per count\\. ` +
+      'Use smaller counts, or \\* or \\+ where any number will do \\(a repetition of one character or class, such as \\[a-z\\]\\{1,4000\\}, is counted, not copied\\)$'))
+    assert.match(refusal('(?:ab){0,100}').message, /the repetition "\(\?:ab\)\{0,100\}" at offset 0/)
+    assert.match(refusal('a'.repeat(MAX_STATES)).message, new RegExp(`^the pattern is too long: it compiles to more than ${MAX_STATES} states, .*"enum" does the same`))
     // the bound itself is allowed: MAX_STATES - 1 characters and the final MATCH
     assert.equal(compilePattern('a'.repeat(MAX_STATES - 1)).states, MAX_STATES)
-    assert.equal(compilePattern(`a{${MAX_STATES - 1}}`).test('a'.repeat(MAX_STATES - 1)), true)
+    // a repetition of one character or class is counted, whatever its count
+    assert.equal(compilePattern('.{0,10000}').states, 2)
+    assert.equal(compilePattern(`a{${MAX_STATES}}`).test('a'.repeat(MAX_STATES)), true)
+    assert.equal(compilePattern('x(?:a){1000}').states, 3)
   })
 
   it('refuses nesting deeper than the compiler can descend, without a stack overflow escaping', () => {
@@ -369,7 +376,7 @@ describe('refusals', () => {
       const source = `${'(?:a'.repeat(depth)}${')*'.repeat(depth)}`
       let m: LinearPattern
       try {
-        m = compilePattern(source)
+        m = compilePattern(source, { maxStates: 100_000 })
       } catch (error) {
         assert.ok(error instanceof PatternError && /nests groups too deeply/.test(error.message), String(error))
         continue
