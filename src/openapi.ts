@@ -12,15 +12,21 @@ export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { sc
   const { openapi, path } = settings
   if (openapi === false) {
     // `hide` on the route's schema too, for a @fastify/swagger that reads no route transform.
-    return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }) }
+    return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }, path) }
   }
   const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
   const described = part === 'arrival' ? arrival(path) : act(path)
-  return { schema: undefined, config: transform({ ...tags, ...described }) }
+  return { schema: undefined, config: transform({ ...tags, ...described }, path) }
 }
 
-/** @fastify/swagger's route transform (its `config.swaggerTransform`), which replaces the route's schema. */
-const transform = (schema: object): FastifyContextConfig => ({ swaggerTransform: () => ({ schema }) }) as FastifyContextConfig
+/**
+ * @fastify/swagger's route transform (its `config.swaggerTransform`): replaces the route's schema,
+ * and its URL with the address's path (`/poll`, not the `/poll/` Fastify also routes).
+ */
+const transform = (schema: object, url: string): FastifyContextConfig => ({ swaggerTransform: () => ({ schema, url }) }) as FastifyContextConfig
+
+// A response without a body (@fastify/swagger leaves out the content of `type: 'null'`).
+const bare = (description: string): object => ({ description, type: 'null' })
 
 const arrival = (path: string): object => ({
   summary: 'The arrival: the prompt, the messages and the form',
@@ -37,8 +43,8 @@ const arrival = (path: string): object => ({
       },
       required: ['p', 'm', 's']
     },
-    304: { description: 'Not modified: the arrival named by If-None-Match is current' },
-    429: { description: 'Too many requests: come back after Retry-After' }
+    304: bare('Not modified: the arrival named by If-None-Match is current'),
+    429: bare('Too many requests: come back after Retry-After')
   }
 })
 
@@ -49,8 +55,8 @@ const act = (path: string): object => ({
   body: { description: `Any JSON value that the s of GET ${path} admits` },
   response: {
     200: { description: "The act's result, as JSON" },
-    204: { description: 'Refused: not a JSON value the form admits (always this bare answer, whatever the cause)' },
-    429: { description: 'Too many requests: come back after Retry-After' },
-    500: { description: 'The act failed' }
+    204: bare('Refused: not a JSON value the form admits (always this bare answer, whatever the cause)'),
+    429: bare('Too many requests: come back after Retry-After'),
+    500: bare('The act failed')
   }
 })
