@@ -41,13 +41,16 @@ export async function arrivalNeedsNothingAndNeverVaries (app: FastifyInstance, p
   assert.deepEqual(shape(again), shape(first), 'the arrival does not vary with prior contact')
 }
 
-/** draft §5.3: every one of these bodies gets the same bare 204 as a body of the wrong type. */
-export async function everyRejectionTheSameBare204 (app: FastifyInstance, path: string, requests: InjectOptions[]): Promise<void> {
-  const reference = shape(await app.inject({ method: 'POST', url: path, payload: '{"note":1}' }))
+/**
+ * draft §5.3: every one of these bodies gets the same bare 204 as a body of the wrong type. `common`:
+ * headers every request carries (an actor's credentials).
+ */
+export async function everyRejectionTheSameBare204 (app: FastifyInstance, path: string, requests: InjectOptions[], common: Record<string, string> = {}): Promise<void> {
+  const reference = shape(await app.inject({ method: 'POST', url: path, payload: '{"note":1}', headers: common }))
   assert.equal(reference.status, 204)
   assert.equal(reference.body, '')
   for (const request of requests) {
-    const response = await app.inject({ method: 'POST', url: path, ...request })
+    const response = await app.inject({ method: 'POST', url: path, ...request, headers: { ...common, ...request.headers } })
     assert.deepEqual(shape(response), reference, `the same bare 204 for ${JSON.stringify(request.headers ?? {})} ${String(request.payload ?? '').slice(0, 60)}`)
   }
 }
