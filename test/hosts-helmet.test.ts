@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import gpt, { type GptOptions } from '../src/index.ts'
 import { arrivalNeedsNothingAndNeverVaries, everyRejectionTheSameBare204, noteForm } from './helpers/beside.ts'
+import { registrationError } from './helpers/host.ts'
 
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 
@@ -124,10 +125,9 @@ describe('a custom page\'s headers, checked at registration', () => {
   ]
   for (const [name, html] of refused) {
     it(`refuses ${name} with GPT_ERR_OPTION_INVALID`, async () => {
-      const host = Fastify()
-      host.register(gpt, { prefix: '/x', form: {}, act: () => null, html })
-      await assert.rejects(host.ready(), (error: Error & { code?: string }) => error.code === 'GPT_ERR_OPTION_INVALID' && error.message.includes('/x'))
-      await host.close().catch(() => {})
+      const error = await registrationError({ form: {}, html }, '/x') as Error & { code?: string }
+      assert.equal(error?.code, 'GPT_ERR_OPTION_INVALID')
+      assert.match(error.message, /^fastify-gpt address \/x: "html" returned /)
     })
   }
 })
