@@ -74,6 +74,21 @@ describe('§5.2 an act beside @fastify/compress', () => {
     await app.close()
   })
 
+  it('on a real socket: a gzip-encoded act is answered, not held for bodyTimeout', { timeout: 30_000 }, async () => {
+    const { app, seen } = await compressed()
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const response = await fetch(`${base}/notes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'accept-encoding': 'identity' },
+      body: gzipSync('{"note":"over the wire"}'),
+      signal: AbortSignal.timeout(20_000) // bodyTimeout is 10 s: the old fault answered 204 after it
+    })
+    assert.equal(response.status, 200)
+    assert.deepEqual(await response.json(), { pinned: 1 })
+    assert.deepEqual(seen, [{ note: 'over the wire' }])
+    await app.close()
+  })
+
   it('reads a body a host preParsing hook hands on paused, as a plain route does', { timeout: 30_000 }, async () => {
     const app = Fastify()
     const seen: unknown[] = []
