@@ -7,9 +7,9 @@ import type {
   preValidationHookHandler
 } from 'fastify'
 import type { Address } from './address.ts'
-import { openapiRoute } from './openapi.ts'
 import { matches } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from './errors.ts'
+import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from './parse.ts'
 
