@@ -8,7 +8,8 @@ import type {
 } from 'fastify'
 import type { Address } from './address.ts'
 import { matches } from './arrival.ts'
-import { GPT_ERR_FORM_INVALID } from './errors.ts'
+import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from './errors.ts'
+import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from './parse.ts'
 
@@ -58,6 +59,13 @@ function rejecter (explain: boolean): Reject {
 const EXPLAINED = 100
 
 /**
+ * Errors about the body itself: Fastify's content-type parsing, and @fastify/compress's decoding
+ * of a Content-Encoding it does not support (its preParsing hook). draft §5.3: a body refused for
+ * any reason gets the same answer.
+ */
+const BODY_ERROR = /^(?:FST_ERR_CTP_|FST_CP_ERR_)/
+
+/**
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
  * installed there and nowhere else.
  */
@@ -67,8 +75,8 @@ export function installAct (instance: FastifyInstance, address: Address, setting
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
-    if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) return reject(request, reply, error.code)
-    throw error // not ours (a host hook, say): the host's error handler decides
+    if (typeof error.code === 'string' && BODY_ERROR.test(error.code)) return reject(request, reply, error.code)
+    throw error // not ours (a host hook, a failed act): the host's error handler decides
   })
 
   // draft §5.2 (3): the body is validated against the same value of s that GET returns: the
@@ -87,12 +95,14 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     return validate
   })
 
+  const doc = openapiRoute(settings, 'act')
   instance.post('/', {
-    schema: { body: initial },
+    schema: { body: initial, ...doc.schema },
+    config: doc.config,
     attachValidation: true,
     schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
-    onSend: closeUnread,
+    onSend: actSend,
     ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
   }, actHandler(settings, reject))
 }
@@ -180,7 +190,7 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
     clearTimeout(timer)
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
-    payload.removeListener('error', onGone)
+    payload.removeListener('error', onError)
     payload.removeListener('close', onGone)
     then(outcome)
   }
@@ -191,27 +201,22 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   }
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
   const onGone = (): void => finish(new Rejected('body not received: the client went away'))
+  // A host's preParsing hook may hand on a stream of its own (a decoder of Content-Encoding).
+  const onError = (): void => finish(new Rejected('body not received: its stream failed (a Content-Encoding that does not decode?)'))
   // The whole body within `timeout`, not each piece: a trickle would otherwise hold the connection.
   const timer = setTimeout(() => finish(new Rejected(`body not received within bodyTimeout (${timeout} ms)`, true)), timeout)
   payload.on('data', onData)
   payload.on('end', onEnd)
-  payload.on('error', onGone)
+  payload.on('error', onError)
   payload.on('close', onGone)
-}
-
-/**
- * After a body that stopped arriving, whatever answers it (a rejection, a 412, a host's hook):
- * `connection: close`, so Node closes the connection once the answer is written instead of
- * waiting for the rest of the body.
- */
-function closeUnread (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
-  done(null, payload)
+  // A stream a host's preParsing hook paused (@fastify/compress's decoder) stays paused when a
+  // 'data' listener is added: read it, as Fastify's own parsers do.
+  payload.resume()
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
 function actHandler (settings: Settings, reject: Reject) {
-  const { act, actTimeout } = settings
+  const { act, actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     const body = request.body
     if (body instanceof Rejected) return reject(request, reply, body.reason)
@@ -223,25 +228,35 @@ function actHandler (settings: Settings, reject: Reject) {
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
-    const outcome = new Outcome(request, reply)
+    const outcome = new Outcome(request, reply, path)
     let result: unknown
     let then: unknown
     try {
       result = act(body as never, request, reply)
       then = thenOf(result) // a getter or a revoked proxy may throw here: still the act's failure
     } catch (error) {
-      return outcome.failed(error)
+      return outcome.failed(error, 'it threw') // throws the error Fastify's error path takes
     }
     if (typeof then !== 'function') return outcome.respond(result)
     // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection.
     const settled = new Promise((resolve, reject) => { (then as Then).call(result, resolve, reject) })
-    if (actTimeout === undefined) return settled.then(outcome.respond, outcome.failed)
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(outcome.timedOut()), actTimeout)
-      settled.then(
-        (value) => { clearTimeout(timer); resolve(outcome.respond(value)) },
-        (error: unknown) => { clearTimeout(timer); resolve(outcome.failed(error)) }
-      )
+    const rejected = (error: unknown): FastifyReply => outcome.failed(error, 'its promise rejected')
+    if (actTimeout === undefined) return settled.then(outcome.respond, rejected)
+    return new Promise((resolve, reject) => {
+      // The first of the act's answer and the timer decides; whatever comes second is dropped.
+      let over = false
+      const decide = (answer: () => FastifyReply): void => {
+        if (over) return
+        over = true
+        clearTimeout(timer)
+        try {
+          resolve(answer())
+        } catch (error) {
+          reject(error)
+        }
+      }
+      const timer = setTimeout(() => decide(() => outcome.timedOut(actTimeout)), actTimeout)
+      settled.then((value) => decide(() => outcome.respond(value)), (error: unknown) => decide(() => rejected(error)))
     })
   }
 }
@@ -254,53 +269,98 @@ function thenOf (value: unknown): unknown {
   return (value as { then?: unknown }).then
 }
 
+/** A failed act's answer: its status and the headers the reply had before the act ran. */
+interface Failure {
+  readonly status: 500 | 503
+  readonly headers: ReturnType<FastifyReply['getHeaders']>
+}
+
+/** The acts that failed and went to Fastify's error path, until their bare answer is sent. */
+const failures = new WeakMap<FastifyRequest, Failure>()
+
 /**
- * The answer to one act. None of its methods throws, whatever the act returned or threw, so every
- * failure of the act ends here and none reaches an error handler that might echo it.
+ * The answer to one act. A failure leaves by Fastify's error path, as a named error whose `cause`
+ * is what the act threw, so that the host's onError hooks and error handler see it; whatever the
+ * error handler answers, `bareFailure` sends the client a bare 500 (or 503) and nothing else.
  */
 class Outcome {
   readonly #request: FastifyRequest
   readonly #reply: FastifyReply
+  readonly #path: string
   /** The headers before the act ran: a failed act's 500 carries these and nothing it set. */
   readonly #headers: ReturnType<FastifyReply['getHeaders']>
 
-  constructor (request: FastifyRequest, reply: FastifyReply) {
+  constructor (request: FastifyRequest, reply: FastifyReply, path: string) {
     this.#request = request
     this.#reply = reply
+    this.#path = path
     this.#headers = reply.getHeaders()
   }
 
   readonly respond = (result: unknown): FastifyReply => {
     const reply = this.#reply
-    if (reply.sent) return reply // the act answered by itself, or ran out of time
+    if (reply.sent) return reply // the act answered by itself
     let payload: string | undefined
     try {
       payload = JSON.stringify(result)
     } catch (error) {
-      return this.failed(error)
+      return this.failed(error, 'its result cannot be sent as JSON')
     }
     return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
   }
 
-  /** An act that throws: logged for operators, a bare 500 for the client, the host keeps serving. */
-  readonly failed = (error: unknown): FastifyReply => {
-    const reply = this.#reply
-    try {
-      this.#request.log.error({ err: error }, 'gpt: act failed')
-    } catch {
-      this.#request.log.error('gpt: act failed') // with a value the logger cannot read
+  /**
+   * An act that failed: throws the error for Fastify's error path; an act that answered by itself
+   * has no error path left, so its failure is only logged.
+   */
+  failed (error: unknown, how: string): FastifyReply {
+    if (this.#reply.sent) {
+      this.#request.log.error({ err: errorOf(error) }, 'gpt: act failed')
+      return this.#reply
     }
-    if (reply.sent) return reply
-    for (const name of Object.keys(reply.getHeaders())) {
-      if (!Object.hasOwn(this.#headers, name)) reply.removeHeader(name)
-    }
-    return reply.headers(this.#headers).code(500).send()
+    failures.set(this.#request, { status: 500, headers: this.#headers })
+    throw new GPT_ERR_ACT_FAILED(this.#path, how, { cause: errorOf(error) })
   }
 
-  /** An act past `actTimeout`: 503 now; whatever it produces later is dropped. */
-  timedOut (): FastifyReply {
-    this.#request.log.warn('gpt: act timed out')
-    if (this.#reply.sent) return this.#reply
-    return this.#reply.code(503).send()
+  /** An act past `actTimeout`: 503 by Fastify's error path; whatever it produces later is dropped. */
+  timedOut (actTimeout: number): FastifyReply {
+    if (this.#reply.sent) {
+      this.#request.log.warn('gpt: act timed out')
+      return this.#reply
+    }
+    failures.set(this.#request, { status: 503, headers: this.#headers })
+    throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
   }
+}
+
+/**
+ * What the act threw, as the error handler and loggers may read it: an Error as it is, anything
+ * else (a string, a revoked proxy, an object whose getters throw) is left out, since reading it
+ * may throw inside the host's error handler.
+ */
+function errorOf (thrown: unknown): Error | undefined {
+  try {
+    return thrown instanceof Error && typeof thrown.message === 'string' && typeof thrown.stack === 'string' ? thrown : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The act's own onSend: after a failed act, whatever the error handler answered, the client gets
+ * the bare 500 (or 503) with the headers from before the act; after a body that stopped
+ * arriving, whatever answers it (a rejection, a 412, a host's hook) adds `connection: close`, so
+ * Node closes the connection once the answer is written instead of waiting for the rest.
+ */
+function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  const failure = failures.get(request)
+  if (failure !== undefined) {
+    for (const name of Object.keys(reply.getHeaders())) {
+      if (!Object.hasOwn(failure.headers, name)) reply.removeHeader(name)
+    }
+    reply.headers(failure.headers).code(failure.status)
+    return done(null, null)
+  }
+  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
+  done(null, payload)
 }

@@ -63,3 +63,15 @@ export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
 /** A decoder named in `lint: { require }` would refuse the form or loosen part of it (docs/forms.md). */
 export const GPT_ERR_FORM_DECODER = createError<'GPT_ERR_FORM_DECODER', Named>(
   'GPT_ERR_FORM_DECODER', 'fastify-gpt address %s: a decoder the address requires would not act on the form exactly: %s')
+
+// The two below are not registration problems: they carry a failed act into Fastify's error path
+// (the host's onError hooks and error handler see them, `cause` holding what the act threw), while
+// the client still gets the bare 500 or 503 (docs/hosts.md).
+
+/** `act` threw or rejected, or its result could not be sent as JSON; `cause` is what it threw. */
+export const GPT_ERR_ACT_FAILED = createError<'GPT_ERR_ACT_FAILED', [...Named, options: { cause: Error | undefined }]>(
+  'GPT_ERR_ACT_FAILED', 'fastify-gpt address %s: the act failed: %s', 500)
+
+/** `act` ran past `actTimeout`: its late result is dropped. */
+export const GPT_ERR_ACT_TIMEOUT = createError<'GPT_ERR_ACT_TIMEOUT', Named>(
+  'GPT_ERR_ACT_TIMEOUT', 'fastify-gpt address %s: the act ran past actTimeout: %s', 503)

@@ -297,7 +297,7 @@ export function compileForm (form: Json, address: string, { allErrors = false } 
     checkMetaSchema(form)
     compiled = compile(form, allErrors, inherits(seen.names))
   } catch (error) {
-    throw refusal(error, address)
+    throw refusal(error, address, form)
   }
   // Every subschema the validator compiled is audited, wherever its $ref found it: in `$defs`, or
   // in a place that is no schema location at all (`default`, `examples`, `enum`, `const`).
@@ -333,7 +333,7 @@ function locate (form: Json): Map<object, string> {
   return places
 }
 
-function refusal (error: unknown, address: string): Error {
+function refusal (error: unknown, address: string, form: JsonObject): Error {
   if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
   if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
   // The validator recurses as it follows $refs and nested subschemas: refs that name only one
@@ -347,7 +347,7 @@ function refusal (error: unknown, address: string): Error {
   if (message.startsWith('strict mode: unknown keyword')) {
     return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
   }
-  if (message.startsWith('unknown format')) return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, message)
+  if (message.startsWith('unknown format')) return unknownFormat(message, address, form)
   if (message.startsWith('strict mode:')) {
     return new GPT_ERR_FORM_NO_EFFECT(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
   }
@@ -355,6 +355,17 @@ function refusal (error: unknown, address: string): Error {
     return new GPT_ERR_FORM_INVALID(address, `${message} (only draft 2020-12 forms are served)`)
   }
   return new GPT_ERR_FORM_INVALID(address, message)
+}
+
+/**
+ * Ajv says an unknown format is "ignored"; here it is refused, so the message says so, in our
+ * words, with where the format is (the first place that names it) and which formats are checked.
+ */
+function unknownFormat (message: string, address: string, form: JsonObject): Error {
+  const name = /^unknown format "(.*)" ignored/.exec(message)?.[1] ?? message
+  const at = [...locate(form)].find(([schema]) => !Array.isArray(schema) && (schema as JsonObject)['format'] === name)?.[1]
+  const checked = [...FORMATS, ...Object.keys(checks)].sort().join(', ')
+  return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, `"${name}"${at === undefined ? '' : ` at ${at}/format`}: it cannot be checked exactly, so it is refused (checked: ${checked})`)
 }
 
 /** A JSON Pointer for messages; '' (the whole form) reads as '/'. */

@@ -41,6 +41,32 @@ export const CSP = [
   "trusted-types 'none'"
 ].join('; ')
 
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi
+const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi
+const HAS_SRC = /\ssrc\s*=/i
+
+/**
+ * The policy of a custom page (the `html` option as a function): its inline `<script>` and
+ * `<style>` elements by hash, scripts, styles, images and fonts from its own origin, connections
+ * to its own origin (the act), nothing else. Inline event handlers and style attributes are
+ * blocked; a page that needs them sets its own policy.
+ */
+export function customPolicy (page: string): string {
+  const scripts = [...page.matchAll(INLINE_SCRIPT)].filter((match) => !HAS_SRC.test(match[1] ?? '')).map((match) => hash(match[2] ?? ''))
+  const styles = [...page.matchAll(INLINE_STYLE)].map((match) => hash(match[1] ?? ''))
+  return [
+    "default-src 'none'",
+    ["script-src 'self'", ...new Set(scripts)].join(' '),
+    ["style-src 'self'", ...new Set(styles)].join(' '),
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'"
+  ].join('; ')
+}
+
 // Roles with a look of their own; any other role is shown as written, in the default look.
 const ROLES = new Set(['user', 'assistant', 'system', 'developer', 'tool'])
 

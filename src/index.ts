@@ -14,7 +14,8 @@ import type {
 import fp from 'fastify-plugin'
 import { installAct } from './act.ts'
 import { Address } from './address.ts'
-import { arrivalHandler } from './arrival.ts'
+import { arrivalHandler, codedTag } from './arrival.ts'
+import { openapiRoute } from './openapi.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 import { reviewed } from './review.ts'
 import { keepTickObject } from './tick.ts'
@@ -63,7 +64,14 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
     instance.log.warn({ address: path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
   }
 
-  instance.get('/', arrivalHandler(address))
+  // draft §3.2, RFC 9110 §8.8.3: a host's compression runs in its route onSend hooks, which its
+  // onRoute hook adds; this one, added below the host's, puts the arrival's tag after them.
+  instance.addHook('onRoute', (route) => {
+    // (last, and once: the HEAD route Fastify makes from the GET one comes here with its hooks)
+    if (route.method === 'GET' || route.method === 'HEAD') route.onSend = [...[route.onSend ?? []].flat().filter((hook) => hook !== codedTag), codedTag]
+  })
+  const arrivalDoc = openapiRoute(settings, 'arrival')
+  instance.get('/', { ...(arrivalDoc.schema === undefined ? {} : { schema: arrivalDoc.schema }), config: arrivalDoc.config }, arrivalHandler(address))
   installAct(instance, address, settings)
   settings.onAddress?.(address)
 }

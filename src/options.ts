@@ -25,6 +25,12 @@ export interface Content {
   readonly form: JsonObject
 }
 
+/** A custom HTML page with headers of its own (they replace the defaults of docs/html-view.md). */
+export interface HtmlPage {
+  readonly body: string
+  readonly headers?: Readonly<Record<string, string>>
+}
+
 /** What a custom HTML view is built from: the content and where it is served. */
 export interface AddressView extends Content {
   /** The address's path on the host, e.g. `/poll` (`/` at the root). */
@@ -103,8 +109,17 @@ interface CommonOptions<F> {
   lint?: boolean | { readonly require: readonly DecoderName[] }
   /** `@fastify/rate-limit` options for this address, or `false`. Default 60 requests a minute per client. */
   rateLimit?: RateLimitPluginOptions | false
-  /** Serve an HTML view to clients preferring text/html; a function returns the page. Default `true`. */
-  html?: boolean | ((address: AddressView) => string)
+  /**
+   * Serve an HTML view to clients preferring text/html; a function returns the page, or the page
+   * and its headers (docs/html-view.md). Default `true`.
+   */
+  html?: boolean | ((address: AddressView) => string | HtmlPage)
+  /**
+   * Show the address's routes in an OpenAPI document built by @fastify/swagger, described by
+   * reference to the arrival, never with a copy of the form (docs/hosts.md). `{ tags }` tags them.
+   * Default `false`: hidden.
+   */
+  openapi?: boolean | { readonly tags: readonly string[] }
   /** Refuse with 412 an act whose If-Match names an arrival that is no longer current. Default `false`. */
   ifMatch?: boolean
   /** Development only: answer a rejected body with 422 problem+json naming why. Default `false`. */
@@ -143,7 +158,8 @@ export interface Settings {
   /** Set by the plugin entry: lint's word on each edition's form, which may refuse it by throwing. */
   readonly review?: ((form: JsonObject) => readonly RuntimeVerdict[]) | undefined
   readonly rateLimit: RateLimitPluginOptions | false
-  readonly html: boolean | ((address: AddressView) => string)
+  readonly html: boolean | ((address: AddressView) => string | HtmlPage)
+  readonly openapi: false | { readonly tags: readonly string[] }
   readonly ifMatch: boolean
   readonly explain: boolean
   readonly actTimeout: number | undefined
@@ -158,7 +174,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
@@ -171,7 +187,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
-  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false, lint = true } = options
+  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false, lint = true, openapi = false } = options
   const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress, share } = options
 
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
@@ -187,6 +203,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   if (rateLimit !== false && (rateLimit === null || typeof rateLimit !== 'object')) {
     throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
   }
+  if (rateLimit !== false) checkRateLimit(rateLimit as Record<string, unknown>, invalid)
+  if (typeof openapi !== 'boolean' && !isTags(openapi)) throw invalid('"openapi" must be a boolean or { tags: [strings] }')
   if (typeof html !== 'boolean' && typeof html !== 'function') throw invalid('"html" must be a boolean or a function')
   if (typeof ifMatch !== 'boolean') throw invalid('"ifMatch" must be a boolean')
   if (typeof explain !== 'boolean') throw invalid('"explain" must be a boolean')
@@ -204,6 +222,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     lint: lint === false ? false : { require: Object.freeze(lint === true ? [] : [...lint.require]) },
     rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
     html: html as Settings['html'],
+    openapi: openapi === false ? false : Object.freeze({ tags: Object.freeze(openapi === true ? [] : [...openapi.tags]) }),
     ifMatch,
     explain,
     actTimeout,
@@ -241,6 +260,31 @@ function isLintRequirement (value: unknown): value is { require: readonly string
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
   const { require, ...rest } = value as { require?: unknown }
   return Object.keys(rest).length === 0 && Array.isArray(require) && require.every((name) => typeof name === 'string')
+}
+
+function isTags (value: unknown): value is { tags: readonly string[] } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const { tags, ...rest } = value as { tags?: unknown }
+  return Object.keys(rest).length === 0 && Array.isArray(tags) && tags.every((tag) => typeof tag === 'string')
+}
+
+// A duration as @fastify/rate-limit reads it ('1 minute', '30s', '500'): anything else is NaN there.
+const DURATION = /^ *\d*\.?\d+ *(?:ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|y|yrs?|years?)? *$/i
+
+/**
+ * The rate limit's own numbers, which @fastify/rate-limit would take as they come (`max: 'ten'`
+ * limits nothing): a count or a function of the request, and a window of milliseconds, a duration
+ * such as '1 minute', or a function.
+ */
+function checkRateLimit (rateLimit: Record<string, unknown>, invalid: (detail: string) => Error): void {
+  const { max, timeWindow } = rateLimit
+  if (max !== undefined && typeof max !== 'function' && !(typeof max === 'number' && Number.isSafeInteger(max) && max >= 0)) {
+    throw invalid('"rateLimit.max" must be a non-negative integer or a function')
+  }
+  if (timeWindow !== undefined && typeof timeWindow !== 'function' && !isPositiveInteger(timeWindow) &&
+    !(typeof timeWindow === 'string' && DURATION.test(timeWindow))) {
+    throw invalid('"rateLimit.timeWindow" must be a positive integer of milliseconds, a duration such as \'1 minute\', or a function')
+  }
 }
 
 const isPositiveInteger = (value: unknown): value is number =>

@@ -1,5 +1,5 @@
 // The documentation's code, pasted unchanged into fresh projects that install the packed package:
-// every js and ts block of README.md and docs/testing-and-logging.md is type-checked with
+// every js and ts block of README.md, docs/testing-and-logging.md and docs/hosts.md is type-checked with
 // `tsc --strict`, as TypeScript (a js block must hold as both), and the test examples are run.
 // Blocks are read from the documents now, never copied here. How a block is checked is said by its
 // language and the marker above it (test/helpers/code-blocks.ts): sh and text are shell and
@@ -21,7 +21,7 @@ const root = join(import.meta.dirname, '..')
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 
 interface Located extends Block { readonly file: string }
-const DOCUMENTS = ['README.md', 'docs/testing-and-logging.md']
+const DOCUMENTS = ['README.md', 'docs/testing-and-logging.md', 'docs/hosts.md']
 const blocks: Located[] = DOCUMENTS.flatMap((document) =>
   codeBlocks(readFileSync(join(root, document), 'utf8'))
     .map((block) => ({ ...block, file: `${document.replace(/\W/g, '-')}-line-${block.line}.ts` })))

@@ -110,6 +110,12 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ type: 'string', format: 'binary' }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', /binary/)
   })
 
+  it('says an unknown format is refused, where it is, and which formats are checked: never Ajv\'s "ignored"', async () => {
+    const error = await registrationError({ form: { type: 'object', properties: { host: { type: 'string', format: 'hostname' } } } }) as Error
+    assert.match(error.message, /"hostname" at \/properties\/host\/format: it cannot be checked exactly, so it is refused \(checked: date, date-time, /)
+    assert.doesNotMatch(error.message, /ignored/)
+  })
+
   it('refuses formats the validator checks only approximately', async () => {
     for (const format of ['hostname', 'idn-hostname', 'idn-email']) {
       await refused({ type: 'string', format }, 'GPT_ERR_FORM_UNKNOWN_FORMAT', new RegExp(format))

@@ -28,6 +28,12 @@ describe('options are checked at registration, with named errors', () => {
     ['maxDepth negative', { form: {}, maxDepth: -1 }, /"maxDepth"/],
     ['rateLimit true', { form: {}, rateLimit: true }, /"rateLimit"/],
     ['rateLimit null', { form: {}, rateLimit: null }, /"rateLimit"/],
+    ['rateLimit.max a word', { form: {}, rateLimit: { max: 'ten' } }, /"rateLimit.max"/],
+    ['rateLimit.max negative', { form: {}, rateLimit: { max: -1 } }, /"rateLimit.max"/],
+    ['rateLimit.max fractional', { form: {}, rateLimit: { max: 1.5 } }, /"rateLimit.max"/],
+    ['rateLimit.timeWindow a word', { form: {}, rateLimit: { timeWindow: 'a while' } }, /"rateLimit.timeWindow"/],
+    ['rateLimit.timeWindow zero', { form: {}, rateLimit: { timeWindow: 0 } }, /"rateLimit.timeWindow"/],
+    ['openapi a string', { form: {}, openapi: 'yes' }, /"openapi"/],
     ['html a string', { form: {}, html: '<p>' }, /"html"/]
   ]
   for (const [name, options, detail] of invalid) {

@@ -87,4 +87,45 @@ describe('the published package', () => {
     const { stdout } = await run(process.execPath, ['--no-warnings', '-e', script])
     assert.deepEqual(JSON.parse(stdout), [true, [1], 200, '42'])
   })
+
+  it('runs no script when installed: nothing for a consumer\'s npm to warn of', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }
+    for (const name of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(manifest.scripts[name], undefined, name)
+  })
+
+  it('says how to install it', () => {
+    assert.match(readFileSync(new URL('../README.md', import.meta.url), 'utf8'), /^npm install fastify-gpt$/m)
+  })
+
+  it('ships docs/ so that every link of the README and of the docs, and every image, resolves in the installed package', async () => {
+    const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: new URL('..', import.meta.url).pathname })
+    const packed = new Set((JSON.parse(stdout) as Array<{ files: Array<{ path: string }> }>)[0]?.files.map((file) => file.path))
+    const text = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8')
+    const pages = ['README.md', ...[...packed].filter((path) => path.startsWith('docs/') && path.endsWith('.md'))]
+    assert.ok(pages.length > 10, 'the docs are packed')
+    let links = 0
+    for (const page of pages) {
+      const folder = page.includes('/') ? page.slice(0, page.lastIndexOf('/') + 1) : ''
+      // Markdown links and images outside code; a scheme (https:) or a bare #anchor stays in the page.
+      const prose = text(page).replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '')
+      for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (target === undefined || /^[a-z]+:/.test(target)) continue
+        const [file = '', anchor] = target.split('#')
+        const resolved = file === '' ? page : new URL(file, `file:///${folder}`).pathname.slice(1)
+        assert.ok(packed.has(resolved), `${page} links to ${target}, which is not in the package`)
+        if (anchor !== undefined) assert.ok(headings(text(resolved)).has(anchor), `${page} links to ${target}: no such heading`)
+        links++
+      }
+    }
+    assert.ok(links > 25)
+  })
 })
+
+/** The anchors of a Markdown page's headings, as GitHub and npm make them. */
+function headings (markdown: string): Set<string> {
+  const anchors = new Set<string>()
+  for (const [, heading] of markdown.replace(/```[\s\S]*?```/g, '').matchAll(/^#{1,6} (.+)$/gm)) {
+    anchors.add((heading ?? '').trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-'))
+  }
+  return anchors
+}

@@ -1,0 +1,62 @@
+import type { FastifyContextConfig, FastifySchema } from 'fastify'
+import type { Settings } from './options.ts'
+
+/**
+ * What @fastify/swagger shows of an address (docs/decisions.md, "OpenAPI"). The form is never
+ * copied into the document: @fastify/swagger builds its document once and keeps it, so a copy
+ * would go on showing a form after update() replaced it, a second description beside `s` (draft
+ * §1, §7.3); and a form's `$defs` would not come along with its `$ref`s. Hidden by default; with
+ * `openapi`, both routes are described by reference to the arrival, whose `s` is the form.
+ */
+export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { schema: FastifySchema | undefined, config: FastifyContextConfig } {
+  const { openapi, path } = settings
+  if (openapi === false) {
+    // `hide` on the route's schema too, for a @fastify/swagger that reads no route transform.
+    return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }, path) }
+  }
+  const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
+  const described = part === 'arrival' ? arrival(path) : act(path)
+  return { schema: undefined, config: transform({ ...tags, ...described }, path) }
+}
+
+/**
+ * @fastify/swagger's route transform (its `config.swaggerTransform`): replaces the route's schema,
+ * and its URL with the address's path (`/poll`, not the `/poll/` Fastify also routes).
+ */
+const transform = (schema: object, url: string): FastifyContextConfig => ({ swaggerTransform: () => ({ schema, url }) }) as FastifyContextConfig
+
+// A response without a body (@fastify/swagger leaves out the content of `type: 'null'`).
+const bare = (description: string): object => ({ description, type: 'null' })
+
+const arrival = (path: string): object => ({
+  summary: 'The arrival: the prompt, the messages and the form',
+  description: `draft-ferguson-gpt-00 §3: GET ${path} needs no header. Its s is the form a POST to ${path} is validated against, ` +
+    'as it is now: it may change, so it is read here and nowhere else.',
+  response: {
+    200: {
+      description: 'p (what this address is), m (prior messages) and s (the form, a JSON Schema 2020-12)',
+      type: 'object',
+      properties: {
+        p: { type: 'string' },
+        m: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } }, required: ['role', 'content'] } },
+        s: { type: 'object', description: 'The form: the sole statement of what the address accepts' }
+      },
+      required: ['p', 'm', 's']
+    },
+    304: bare('Not modified: the arrival named by If-None-Match is current'),
+    429: bare('Too many requests: come back after Retry-After')
+  }
+})
+
+const act = (path: string): object => ({
+  summary: 'An act: a JSON value the form admits',
+  description: `draft-ferguson-gpt-00 §5: the body is a JSON value valid against the s that GET ${path} returns at the ` +
+    'moment of the act (not repeated here: it may change). Any other body gets the same bare 204.',
+  body: { description: `Any JSON value that the s of GET ${path} admits` },
+  response: {
+    200: { description: "The act's result, as JSON" },
+    204: bare('Refused: not a JSON value the form admits (always this bare answer, whatever the cause)'),
+    429: bare('Too many requests: come back after Retry-After'),
+    500: bare('The act failed')
+  }
+})
