@@ -23,7 +23,8 @@ async function arrival ({ url }: Instance): Promise<Seen> {
 }
 
 const pin = async ({ url }: Instance, note: string): Promise<{ status: number, code?: string }> => {
-  const response = await fetch(url, { method: 'POST', body: JSON.stringify({ note }), signal: AbortSignal.timeout(5000) })
+  // Generous: on a loaded machine, hundreds of pins at once queue behind each other.
+  const response = await fetch(url, { method: 'POST', body: JSON.stringify({ note }), signal: AbortSignal.timeout(60_000) })
   const answer = response.status === 204 ? {} : await response.json() as { error?: string }
   return { status: response.status, ...(answer.error === undefined ? {} : { code: answer.error }) }
 }
