@@ -338,16 +338,20 @@ export class SharedEditions<E extends Versioned> {
    */
   #compose (batch: Pending[], base: Content, version: number): Composed<E> | undefined {
     let content = base
+    let built: E | undefined
     for (let i = 0; i < batch.length; i++) {
       try {
-        content = this.#holder.apply(batch[i]!.change, content)
+        const next = this.#holder.apply(batch[i]!.change, content)
+        // A new form is checked where it comes, so that a later change cannot hide a refused one.
+        if (next.form !== content.form) built = this.#holder.build(next, version)
+        content = next
       } catch (error) {
         batch.splice(i--, 1)[0]!.reject(error)
       }
     }
     if (batch.length === 0) return undefined
     try {
-      return this.#checked(content, version)
+      return this.#checked(content, version, built?.content === content ? built : undefined)
     } catch {
       // One of them is refused as a whole: checked one at a time, each on the last that passed.
       let composed: Composed<E> | undefined
@@ -370,13 +374,13 @@ export class SharedEditions<E extends Versioned> {
    * built (a form may be refused). A change of p or m only cannot be refused once it applies, so
    * its edition is built once stored: the time between reading and storing stays short.
    */
-  #checked (content: Content, version: number): Composed<E> {
+  #checked (content: Content, version: number, built?: E): Composed<E> {
     const text = contentText(content)
     const bytes = Buffer.byteLength(text)
     if (bytes > MAX_EDITION_BYTES) {
       throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${MAX_EDITION_BYTES} bytes every instance reads`)
     }
-    const edition = content.form === this.#holder.current.content.form ? undefined : this.#holder.build(content, version)
+    const edition = built ?? (content.form === this.#holder.current.content.form ? undefined : this.#holder.build(content, version))
     return { content, text, edition }
   }
 
