@@ -173,6 +173,7 @@ export class SharedEditions<E extends Versioned> {
   #repairWanted = false
   #running = false
   #closed = false
+  #started = false
   #form: { readonly form: object, readonly text: string } | undefined
   /** The content of the stored edition last seen, when it was taken as a base without being served. */
   #base: Content | undefined
@@ -212,6 +213,8 @@ export class SharedEditions<E extends Versioned> {
     }
     this.#redis.on('ready', this.#resync)
     subscriber.on('ready', this.#resubscribe)
+    this.#started = true
+    if (this.#dirty) this.#kick() // notified while starting
   }
 
   async close (): Promise<void> {
@@ -399,7 +402,7 @@ export class SharedEditions<E extends Versioned> {
   #onMessage = (channel: string, message: string): void => {
     if (channel !== this.#key || message === this.#observed.version || this.#closed) return
     this.#dirty = true
-    this.#kick()
+    if (this.#started) this.#kick() // else once started: start reads what is stored itself
   }
 
   /** Reads and serves the stored edition; one lost or gone back is repaired with the edition served. */
@@ -447,7 +450,8 @@ export class SharedEditions<E extends Versioned> {
       }
       // Any other form is judged off the event loop first, and built here only if it was built there in time.
       await judge.judge(this.#holder.path, this.#settings, content, number)
-      this.#serve(this.#holder.read(content, number), token)
+      const edition = this.#holder.read(content, number)
+      if (number >= this.#holder.current.version) this.#serve(edition, token) // never back, whatever was served while it was judged
     } catch (error) {
       if (starting) throw error
       this.#refuse(number, token, error)
