@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../src/index.ts'
@@ -173,6 +174,41 @@ describe('shared editions, instances in one process', () => {
         assert.equal(all.filter((n) => n === note).length, 1, note)
       }
       assert.ok(Number(await raw.hget('restored', 'version')) > Number(backup['version']))
+    })
+
+    it('fast-check: appends on two instances mixed with flushes, deletes, restored backups and absurd versions lose nothing reported stored', async () => {
+      const step = fc.oneof(
+        fc.record({ kind: fc.constant('append' as const), on: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 6 }) }),
+        fc.record({ kind: fc.constantFrom('flushall' as const, 'del' as const, 'restore' as const, 'absurd' as const) })
+      )
+      let run = 0
+      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const key = `property-${run++}`
+        const pair = [await instance(key), await instance(key)]
+        const raw = client({ enableOfflineQueue: true })
+        const stored: string[] = []
+        let snapshot: Record<string, string> | undefined
+        let n = 0
+        for (const { kind, on } of steps as { kind: string, on?: number[] }[]) {
+          // Disruptions come once both instances have read the newest version, as the repairs assume.
+          await until(() => pair[0]!.address.etag === pair[1]!.address.etag, 'the pair agrees')
+          if (kind === 'append') {
+            await Promise.all(on!.map(async (i) => {
+              const note = `n${n++}`
+              await pair[i]!.address.update((current) => ({ messages: [...current.messages, { role: 'user', content: note }] }))
+              stored.push(note)
+            }))
+            snapshot ??= await raw.hgetall(key) // the backup a later restore writes back: the first state with notes
+          } else if (kind === 'flushall') await raw.flushall()
+          else if (kind === 'del') await raw.del(key)
+          else if (kind === 'restore' && snapshot !== undefined && Object.keys(snapshot).length > 0) await raw.hset(key, snapshot)
+          else if (kind === 'absurd') await raw.hset(key, 'version', '9007199254740993')
+        }
+        await pair[0]!.address.update({ prompt: 'last' }) // meets whatever the last step left stored
+        await until(() => pair.every(({ address }) => address.prompt === 'last' && address.etag === pair[0]!.address.etag), 'the pair agrees at the end')
+        const held = contents(pair[0]!.address)
+        for (const note of stored) assert.equal(held.filter((c) => c === note).length, 1, note)
+      }), { numRuns: 20 })
     })
 
     for (const [what, version] of [['2^53', String(2 ** 53)], ['not an integer', '7.5'], ['negative', '-3'], ['not a number', 'seven']] as const) {
