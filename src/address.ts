@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { buildArrival, type Arrival } from './arrival.ts'
 import { SharedEditions, type Holder, type Versioned } from './editions.ts'
+import { portable } from './editions-judge.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { compileForm } from './form.ts'
 import { resolveContent, type Content, type GptAddress, type Settings, type Update } from './options.ts'
@@ -49,7 +50,7 @@ export class Address implements GptAddress, Holder<Edition> {
   /** Takes the edition shared through Redis (or shares this one as the first); registration waits for it. */
   async share (log: FastifyBaseLogger): Promise<void> {
     if (this.#settings.share === undefined) return
-    const shared = new SharedEditions(this.#settings.share, this, log)
+    const shared = new SharedEditions(this.#settings.share, this, log, portable(this.#settings))
     await shared.start()
     this.#shared = shared
   }
@@ -71,6 +72,16 @@ export class Address implements GptAddress, Holder<Edition> {
     return buildEdition(resolveContent(resolved, base, this.path), this.#settings, version, this.current)
   }
 
+  apply (change: unknown, base: Content): Content {
+    const resolved = typeof change === 'function' ? (change as (current: Content) => unknown)(base) : change
+    checkChange(resolved, this.path)
+    return resolveContent(resolved, base, this.path)
+  }
+
+  build (content: Content, version: number): Edition {
+    return buildEdition(content, this.#settings, version, this.current)
+  }
+
   read (text: string, version: number): Edition {
     let stored: unknown
     try {
@@ -83,7 +94,7 @@ export class Address implements GptAddress, Holder<Edition> {
   }
 
   serve (edition: Edition): void {
-    if (edition.version > this.current.version) this.current = edition
+    this.current = edition
   }
 }
 

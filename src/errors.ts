@@ -64,6 +64,13 @@ export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
 export const GPT_ERR_FORM_DECODER = createError<'GPT_ERR_FORM_DECODER', Named>(
   'GPT_ERR_FORM_DECODER', 'fastify-gpt address %s: a decoder the address requires would not act on the form exactly: %s')
 
+/**
+ * An edition read from Redis that this instance will not take: too large to read, a version no
+ * instance writes, or too costly to build. The address keeps serving the edition it had.
+ */
+export const GPT_ERR_EDITION_REFUSED = createError<'GPT_ERR_EDITION_REFUSED', Named>(
+  'GPT_ERR_EDITION_REFUSED', 'fastify-gpt address %s: the edition stored in Redis is refused here: %s')
+
 // The two below are not registration problems: they carry a failed act into Fastify's error path
 // (the host's onError hooks and error handler see them, `cause` holding what the act threw), while
 // the client still gets the bare 500 or 503 (docs/hosts.md).

@@ -1,7 +1,7 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Body } from './body.ts'
-import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
+import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { freezeJson, type JsonObject } from './form.ts'
 import { resolveShare, type ShareOptions, type ShareSettings } from './editions.ts'
 import type { RuntimeVerdict } from './html.ts'
@@ -240,14 +240,32 @@ export function resolveContent (change: Record<string, unknown>, base: Content |
   const { form = base?.form, prompt = base?.prompt ?? '', messages = base?.messages ?? [] } = change
   if (form === null || typeof form !== 'object' || Array.isArray(form)) throw invalid('"form" must be a JSON Schema object')
   if (typeof prompt !== 'string') throw invalid('"prompt" must be a string')
-  if (!Array.isArray(messages) || !messages.every(isMessage)) {
+  if (!Array.isArray(messages) || !messages.every((message) => FROZEN_MESSAGES.has(message) || isMessage(message))) {
     throw invalid('"messages" must be an array of { role, content } with string values and no other members')
   }
   return Object.freeze({
     prompt,
-    messages: freezeJson(messages, path) as unknown as readonly Message[],
+    messages: freezeMessages(messages, path),
     form: form === base?.form ? base.form : freezeJson(form, path) as JsonObject
   })
+}
+
+// Every message checked and frozen here: one met again (kept from the content it was taken from)
+// is used as it is, so appending to a long `m` costs the new message, not the whole list again.
+const FROZEN_MESSAGES = new WeakSet<object>()
+
+function freezeMessages (messages: readonly Message[], path: string): readonly Message[] {
+  const frozen: Message[] = []
+  for (let i = 0; i < messages.length; i++) {
+    if (!(i in messages)) throw new GPT_ERR_FORM_NOT_JSON(path, `/${i} is a hole in "messages"`)
+    let message = messages[i]!
+    if (!FROZEN_MESSAGES.has(message)) {
+      message = freezeJson(message, path, `/${i}`) as unknown as Message
+      FROZEN_MESSAGES.add(message)
+    }
+    frozen.push(message)
+  }
+  return Object.freeze(frozen)
 }
 
 function isMessage (value: unknown): value is Message {

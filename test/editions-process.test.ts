@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../src/index.ts'
+import { MAX_EDITION_BYTES } from '../src/editions.ts'
 import { registrationError } from './helpers/host.ts'
 import { freePort } from './helpers/port.ts'
 import { startRedis, stopRedis, until, waitForRedis } from './helpers/redis.ts'
@@ -34,9 +37,9 @@ describe('shared editions, instances in one process', () => {
     return redis
   }
 
-  async function instance (key: string, options: Record<string, unknown> = {}, logged: string[] = []): Promise<{ app: FastifyInstance, address: SharedGptAddress }> {
+  async function instance (key: string, options: Record<string, unknown> = {}, logged: string[] = [], level = 'error'): Promise<{ app: FastifyInstance, address: SharedGptAddress }> {
     let handle: SharedGptAddress | undefined
-    const app = Fastify({ logger: { level: 'error', stream: { write: (line: string) => { logged.push(line) } } } })
+    const app = Fastify({ logger: { level, stream: { write: (line: string) => { logged.push(line) } } } })
     apps.push(app)
     await app.register(gpt, {
       form: { type: 'integer' },
@@ -89,7 +92,7 @@ describe('shared editions, instances in one process', () => {
     assert.equal(address.prompt, 'still works')
   })
 
-  it('a stored edition an instance cannot build is logged once; it keeps its last edition, and updates on top of it fail by name', async () => {
+  it('a stored edition an instance cannot build is logged once and left; the next update builds on the last edition served and stores above it', async () => {
     const logged: string[] = []
     const { address } = await instance('unbuildable', {}, logged)
     const other = await instance('unbuildable')
@@ -105,12 +108,203 @@ describe('shared editions, instances in one process', () => {
     assert.match(logged[1]!, /GPT_ERR_FORM_NOT_JSON/)
     assert.equal(address.etag, before)
     assert.equal(other.address.etag, before)
-    await assert.rejects(address.update({ prompt: 'x' }), { code: 'GPT_ERR_FORM_NOT_JSON' })
+    await address.update({ prompt: 'after the refusals' })
+    assert.equal(address.prompt, 'after the refusals')
+    assert.equal(await raw.hget('unbuildable', 'version'), '52')
+    await until(() => other.address.prompt === 'after the refusals', 'the update reaches the other instance')
     // A good edition stored later is taken by both.
-    await raw.hset('unbuildable', 'version', 52, 'content', '{"prompt":"good","messages":[],"form":{"type":"integer"}}')
-    await raw.publish('unbuildable', '52')
+    await raw.hset('unbuildable', 'version', 60, 'content', '{"prompt":"good","messages":[],"form":{"type":"integer"}}')
+    await raw.publish('unbuildable', '60')
     await until(() => address.prompt === 'good' && other.address.prompt === 'good', 'the good edition everywhere')
     assert.equal(logged.length, 2)
+  })
+
+  describe('editions that stop being true: repaired with the edition served', () => {
+    const appendAll = async (address: SharedGptAddress, notes: string[]): Promise<void> => {
+      await Promise.all(notes.map((content) => address.update((current) => ({ messages: [...current.messages, { role: 'user', content }] }))))
+    }
+    const contents = (address: SharedGptAddress): string[] => address.messages.map((m) => m.content)
+
+    it('a key flushed, deleted or evicted: the next update stores on the edition served, never "update() takes an object"', async () => {
+      const logged: string[] = []
+      const a = await instance('flushed', {}, logged)
+      const b = await instance('flushed')
+      const raw = client({ enableOfflineQueue: true })
+      await appendAll(a.address, ['one', 'two'])
+      await until(() => b.address.etag === a.address.etag, 'b has both')
+      for (const wipe of [() => raw.flushall(), () => raw.del('flushed')]) {
+        await wipe()
+        const note = `after ${logged.length}`
+        await b.address.update((current) => ({ messages: [...current.messages, { role: 'user', content: note }] }))
+        assert.ok(contents(b.address).includes(note), 'served where it was made')
+        await until(() => a.address.etag === b.address.etag, 'the other instance takes it')
+        assert.deepEqual(contents(a.address).slice(0, 2), ['one', 'two'])
+        const stored = JSON.parse((await raw.hget('flushed', 'content'))!) as { messages: { content: string }[] }
+        assert.deepEqual(stored.messages.map((m) => m.content), contents(b.address))
+      }
+    })
+
+    it('a key flushed with no update to follow: a notification of anything lower makes the instances put it back', async () => {
+      const logged: string[] = []
+      const a = await instance('put-back', {}, logged, 'warn')
+      await a.address.update({ prompt: 'kept' })
+      const raw = client({ enableOfflineQueue: true })
+      const version = Number(await raw.hget('put-back', 'version'))
+      await raw.del('put-back')
+      await raw.publish('put-back', '0')
+      await until(async () => (await raw.hget('put-back', 'version')) === String(version), 'the edition served put back')
+      assert.equal(JSON.parse((await raw.hget('put-back', 'content'))!).prompt, 'kept')
+      await until(() => logged.some((line) => /was missing \(deleted, flushed or evicted\)/.test(line)), 'the repair logged')
+    })
+
+    it('a lower version written back (a restored backup): no update reported stored is lost, and every instance serves them all', async () => {
+      const a = await instance('restored')
+      const b = await instance('restored')
+      const raw = client({ enableOfflineQueue: true })
+      await appendAll(a.address, ['pre0', 'pre1', 'pre2', 'pre3', 'pre4'])
+      const backup = await raw.hgetall('restored')
+      await appendAll(b.address, ['more0', 'more1', 'more2', 'more3', 'more4'])
+      await until(() => a.address.etag === b.address.etag, 'both have seen the newest version')
+      await raw.hset('restored', backup) // written back, unannounced, as a restore does
+      await appendAll(a.address, ['after0'])
+      await appendAll(b.address, ['after1'])
+      await until(() => a.address.etag === b.address.etag, 'one edition on both')
+      const all = contents(a.address)
+      for (const note of ['pre0', 'pre1', 'pre2', 'pre3', 'pre4', 'more0', 'more1', 'more2', 'more3', 'more4', 'after0', 'after1']) {
+        assert.equal(all.filter((n) => n === note).length, 1, note)
+      }
+      assert.ok(Number(await raw.hget('restored', 'version')) > Number(backup['version']))
+    })
+
+    it('fast-check: appends on two instances mixed with flushes, deletes, restored backups and absurd versions lose nothing reported stored', async () => {
+      const step = fc.oneof(
+        fc.record({ kind: fc.constant('append' as const), on: fc.array(fc.integer({ min: 0, max: 1 }), { minLength: 1, maxLength: 6 }) }),
+        fc.record({ kind: fc.constantFrom('flushall' as const, 'del' as const, 'restore' as const, 'absurd' as const) })
+      )
+      let run = 0
+      await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const key = `property-${run++}`
+        const pair = [await instance(key), await instance(key)]
+        const raw = client({ enableOfflineQueue: true })
+        const stored: string[] = []
+        let snapshot: Record<string, string> | undefined
+        let n = 0
+        for (const { kind, on } of steps as { kind: string, on?: number[] }[]) {
+          // Disruptions come once both instances have read the newest version, as the repairs assume.
+          await until(() => pair[0]!.address.etag === pair[1]!.address.etag, 'the pair agrees')
+          if (kind === 'append') {
+            await Promise.all(on!.map(async (i) => {
+              const note = `n${n++}`
+              await pair[i]!.address.update((current) => ({ messages: [...current.messages, { role: 'user', content: note }] }))
+              stored.push(note)
+            }))
+            snapshot ??= await raw.hgetall(key) // the backup a later restore writes back: the first state with notes
+          } else if (kind === 'flushall') await raw.flushall()
+          else if (kind === 'del') await raw.del(key)
+          else if (kind === 'restore' && snapshot !== undefined && Object.keys(snapshot).length > 0) await raw.hset(key, snapshot)
+          else if (kind === 'absurd') await raw.hset(key, 'version', '9007199254740993')
+        }
+        await pair[0]!.address.update({ prompt: 'last' }) // meets whatever the last step left stored
+        await until(() => pair.every(({ address }) => address.prompt === 'last' && address.etag === pair[0]!.address.etag), 'the pair agrees at the end')
+        const held = contents(pair[0]!.address)
+        for (const note of stored) assert.equal(held.filter((c) => c === note).length, 1, note)
+      }), { numRuns: 20 })
+    })
+
+    for (const [what, version] of [['2^53', String(2 ** 53)], ['not an integer', '7.5'], ['negative', '-3'], ['not a number', 'seven']] as const) {
+      it(`a version ${what} written in place: repaired (logged: what was stored, what was put back), and updates go on`, async () => {
+        const key = `absurd-${what}`
+        const logged: string[] = []
+        const a = await instance(key, {}, logged, 'warn')
+        const b = await instance(key, {}, logged, 'warn') // whichever repairs first logs it
+        await a.address.update({ prompt: 'before' })
+        const raw = client({ enableOfflineQueue: true })
+        await raw.hset(key, 'version', version)
+        await raw.publish(key, version)
+        await until(() => logged.some((line) => line.includes('which no instance writes')), 'the repair logged')
+        await b.address.update({ prompt: 'after' })
+        await until(() => a.address.prompt === 'after', 'the update reaches a')
+        const stored = await raw.hget(key, 'version')
+        assert.match(stored!, /^[1-9][0-9]*$/)
+        assert.ok(Number(stored) < 1000)
+      })
+    }
+
+    it('an instance starting on an absurd version refuses to start, by name', async () => {
+      const raw = client({ enableOfflineQueue: true })
+      await raw.hset('absurd-start', 'version', String(2 ** 53), 'content', '{"prompt":"","messages":[],"form":{}}', 'token', 'x')
+      const error = await registrationError({ form: {}, share: { redis: client(), key: 'absurd-start' } }, '/start') as Error & { code?: string }
+      assert.equal(error.code, 'GPT_ERR_EDITION_REFUSED')
+      assert.match(error.message, /address \/start:.*"9007199254740992".*which no instance writes/)
+    })
+  })
+
+  describe('stored editions are untrusted', () => {
+    it('an edition above MAX_EDITION_BYTES is never sent: refused by name, and the next update stores above it', async () => {
+      const logged: string[] = []
+      const a = await instance('huge', {}, logged)
+      const raw = client({ enableOfflineQueue: true })
+      const text = JSON.stringify({ prompt: 'x'.repeat(MAX_EDITION_BYTES), messages: [], form: { type: 'integer' } })
+      await raw.hset('huge', 'version', 90, 'content', text, 'token', 'huge')
+      await raw.publish('huge', '90')
+      await until(() => logged.length === 1, 'the refusal logged')
+      assert.match(logged[0]!, /"code":"GPT_ERR_EDITION_REFUSED"/)
+      assert.match(logged[0]!, /is 4194357 bytes, above the 4194304/)
+      assert.equal(a.address.prompt, '')
+      await a.address.update({ prompt: 'small' })
+      assert.equal(await raw.hget('huge', 'version'), '91')
+      const error = await registrationError({ form: { type: 'integer' }, share: { redis: client(), key: 'huge' } }, '/late')
+      assert.equal(error, undefined, 'a late instance takes the edition stored above it')
+    })
+
+    it('an update that would store more than MAX_EDITION_BYTES fails its own caller only', async () => {
+      const { address } = await instance('too-big')
+      const results = await Promise.allSettled([
+        address.update({ prompt: 'first' }),
+        address.update({ messages: [{ role: 'user', content: 'y'.repeat(MAX_EDITION_BYTES) }] }),
+        address.update((current) => ({ prompt: `${current.prompt} and last` }))
+      ])
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'])
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /GPT_ERR_EDITION_NOT_STORED.*above the 4194304 bytes/)
+      assert.equal(address.prompt, 'first and last')
+      assert.deepEqual(address.messages, [])
+    })
+
+    it('changes queued together: one refused by its form fails only its caller; the others are stored in one edition', async () => {
+      const { address } = await instance('batch')
+      const raw = client({ enableOfflineQueue: true })
+      const before = Number(await raw.hget('batch', 'version'))
+      const results = await Promise.allSettled([
+        address.update({ prompt: 'a' }),
+        address.update({ form: { type: 'text' } }),
+        address.update((current) => ({ prompt: `${current.prompt}b`, messages: [{ role: 'user', content: 'm' }] })),
+        address.update({ form: { type: 'string' } })
+      ])
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'])
+      assert.equal((results[1] as PromiseRejectedResult).reason.code, 'GPT_ERR_FORM_INVALID')
+      assert.deepEqual({ prompt: address.prompt, form: address.form }, { prompt: 'ab', form: { type: 'string' } })
+      assert.ok(Number(await raw.hget('batch', 'version')) <= before + 2, 'stored in at most two compare-and-sets (the first alone, the rest together)')
+    })
+
+    it('a stored form that takes longer than JUDGE_TIMEOUT to build is refused by name while the instance keeps answering', async () => {
+      const logged: string[] = []
+      const { app, address } = await instance('costly', { lint: true }, logged)
+      const raw = client({ enableOfflineQueue: true })
+      const version = Number(await raw.hget('costly', 'version')) + 1
+      await raw.hset('costly', 'version', version, 'content', '{"prompt":"","messages":[],"form":{"type":"array","minItems":1e12}}')
+      await raw.publish('costly', String(version))
+      let answered = 0
+      while (logged.length === 0) {
+        assert.equal((await app.inject('/')).statusCode, 200)
+        answered++
+        await sleep(20)
+      }
+      assert.ok(answered > 1, 'GETs answered while it was judged')
+      assert.match(logged[0]!, /"code":"GPT_ERR_EDITION_REFUSED"/)
+      assert.match(logged[0]!, /building it took more than 2000 ms, so it was stopped/)
+      await address.update({ prompt: 'still updates' })
+      assert.equal(await raw.hget('costly', 'version'), String(version + 1))
+    })
   })
 
   it('a client connecting lazily is connected; addresses at different paths keep different keys', async () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis } from 'ioredis'
 import { freePort } from './helpers/port.ts'
 import { startRedis, stopRedis, until, waitForRedis } from './helpers/redis.ts'
 
@@ -23,7 +25,8 @@ async function arrival ({ url }: Instance): Promise<Seen> {
 }
 
 const pin = async ({ url }: Instance, note: string): Promise<{ status: number, code?: string }> => {
-  const response = await fetch(url, { method: 'POST', body: JSON.stringify({ note }), signal: AbortSignal.timeout(5000) })
+  // Generous: on a loaded machine, hundreds of pins at once queue behind each other.
+  const response = await fetch(url, { method: 'POST', body: JSON.stringify({ note }), signal: AbortSignal.timeout(60_000) })
   const answer = response.status === 204 ? {} : await response.json() as { error?: string }
   return { status: response.status, ...(answer.error === undefined ? {} : { code: answer.error }) }
 }
@@ -68,8 +71,8 @@ describe('one address on many instances: editions shared through Redis', () => {
     }
   })
 
-  it('hundreds of concurrent appends over three instances: each one lands once, everywhere', async () => {
-    const sent = Array.from({ length: 300 }, (_, i) => `append ${i}`)
+  it('3 × 300 concurrent appends, lint on: none refused, each one lands once, everywhere, under one ETag', async () => {
+    const sent = Array.from({ length: 900 }, (_, i) => `append ${i}`)
     const answers = await Promise.all(sent.map((note, i) => pin(instances[i % 3]!, note)))
     assert.deepEqual(answers.filter((a) => a.status !== 200), [], 'every pin reported stored')
     const seen = await converged(instances, (s) => notes(s).length >= sent.length, 'all 300 notes everywhere')
@@ -111,6 +114,46 @@ describe('one address on many instances: editions shared through Redis', () => {
     const after = await converged(instances, (s) => notes(s).includes('after the refusals'), 'the later note everywhere')
     assert.deepEqual(after.s, before.s)
     assert.deepEqual(notes(after), [...notes(before), 'after the refusals'])
+  })
+
+  it('hostile stored editions (huge numbers, huge text, a million messages): every instance keeps answering, and the next pins store above them', async () => {
+    const raw = new Redis({ host: '127.0.0.1', port: redisPort })
+    const key = 'fastify-gpt:edition:/'
+    const form = (await arrival(instances[0]!)).s
+    const hostile = {
+      'minItems 1e12 (150 bytes)': '{"prompt":"","messages":[],"form":{"type":"array","minItems":1e12}}',
+      'a 50 MB description': JSON.stringify({ prompt: '', messages: [], form: { type: 'string', description: 'x'.repeat(50 * 1024 * 1024) } }),
+      'a million messages': JSON.stringify({ prompt: '', messages: Array.from({ length: 1_000_000 }, () => ({ role: 'user', content: '' })), form: {} })
+    }
+    try {
+      for (const [k, [what, content]] of Object.entries(hostile).entries()) {
+        const version = Number(await raw.hget(key, 'version')) + 1
+        await raw.hset(key, 'version', version, 'content', content)
+        await raw.publish(key, String(version))
+        // GETs to every instance throughout, each given a generous bound: a frozen instance never answers.
+        const probe = { on: true, answered: instances.map(() => 0) }
+        const probing = Promise.all(instances.map(async (instance, i) => {
+          while (probe.on) {
+            const response = await fetch(instance.url, { signal: AbortSignal.timeout(10_000) })
+            assert.equal(response.status, 200, `${what}: GET answered`)
+            await response.arrayBuffer()
+            probe.answered[i]!++
+            await sleep(50)
+          }
+        }))
+        // A pin's compare-and-set meets the hostile edition: it is judged, refused, and the pin stored above it.
+        const pinned = await Promise.all(instances.map((instance, i) => pin(instance, `h${k} on ${i}`))) // short: the form now takes 20 characters
+        probe.on = false
+        await probing
+        assert.deepEqual(pinned.map((p) => p.status), instances.map(() => 200), what)
+        assert.ok(probe.answered.every((n) => n > 0), `${what}: every instance answered GETs meanwhile`)
+        const seen = await converged(instances, (s) => instances.every((_, i) => notes(s).includes(`h${k} on ${i}`)), `${what}: the pins everywhere`)
+        assert.deepEqual(seen.s, form, `${what}: the board's form still served`)
+        assert.ok(Number(await raw.hget(key, 'version')) > version)
+      }
+    } finally {
+      raw.disconnect()
+    }
   })
 
   it('while Redis is away: serving and acts go on, updates fail by name; once back, every instance converges and keeps what was stored', async () => {
