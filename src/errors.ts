@@ -63,3 +63,18 @@ export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
 /** A decoder named in `lint: { require }` would refuse the form or loosen part of it (docs/forms.md). */
 export const GPT_ERR_FORM_DECODER = createError<'GPT_ERR_FORM_DECODER', Named>(
   'GPT_ERR_FORM_DECODER', 'fastify-gpt address %s: a decoder the address requires would not act on the form exactly: %s')
+
+/** The form is larger than `limits.formBytes` (src/limits.ts): refused before anything costly is done with it. */
+export const GPT_ERR_FORM_TOO_LARGE = createError<'GPT_ERR_FORM_TOO_LARGE', Named>(
+  'GPT_ERR_FORM_TOO_LARGE', 'fastify-gpt address %s: the form is too large: %s')
+
+/**
+ * The form nests deeper than `limits.formDepth`, or deeper than the validator can compile in this
+ * process: refused before anything recurses through it, or when compiling it ran out of stack.
+ */
+export const GPT_ERR_FORM_TOO_DEEP = createError<'GPT_ERR_FORM_TOO_DEEP', Named>(
+  'GPT_ERR_FORM_TOO_DEEP', 'fastify-gpt address %s: the form is too deep: %s')
+
+/** The prompt, the messages or a stored edition is larger than `limits` allows (src/limits.ts). */
+export const GPT_ERR_CONTENT_TOO_LARGE = createError<'GPT_ERR_CONTENT_TOO_LARGE', Named>(
+  'GPT_ERR_CONTENT_TOO_LARGE', 'fastify-gpt address %s: the content is too large: %s')
