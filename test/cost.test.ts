@@ -216,6 +216,21 @@ describe('lint as a library: bounded on deep and large forms', () => {
     assert.ok(Array.isArray(lint(nest(100, (items) => ({ items }), {}))))
   })
 
+  it('tells a oneOf of thousands of alternatives disjoint or not in time linear in them (8,000 took 340 s, pair by pair)', () => {
+    const rule = (form: object): string | undefined => lint(form, { decoders: [] }).find((f) => f.rule === 'one-of')?.severity
+    const start = performance.now()
+    const consts = Array.from({ length: 8000 }, (_, i) => ({ const: i }))
+    assert.equal(rule({ oneOf: consts }), 'info', 'disjoint literals')
+    assert.equal(rule({ oneOf: [...consts, { enum: ['a', 7999] }] }), 'warning', 'one value in two alternatives')
+    const tagged = Array.from({ length: 8000 }, (_, i) => ({ type: 'object', properties: { kind: { const: `k${i}` }, x: {} }, required: ['kind'] }))
+    assert.equal(rule({ oneOf: tagged }), 'info', 'a tag')
+    assert.equal(rule({ oneOf: [...tagged, { type: 'object', properties: { kind: { enum: ['k1', 'z'] } }, required: ['kind'] }] }), 'warning')
+    assert.equal(rule({ oneOf: Array.from({ length: 100 }, () => ({ type: 'string' })) }), 'warning')
+    assert.ok(performance.now() - start < ENDS_WITHIN)
+    // Below the pairwise bound, the pairwise answer: types apart.
+    assert.equal(rule({ oneOf: [{ type: 'string' }, { type: 'integer' }] }), 'info')
+  })
+
   it('names a stack exhausted by a chain of $refs within the limits', () => {
     const $defs: Record<string, object> = { d20000: { type: 'string' } }
     for (let i = 0; i < 20_000; i++) $defs[`d${i}`] = { $ref: `#/$defs/d${i + 1}` }
