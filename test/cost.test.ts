@@ -266,6 +266,18 @@ describe('the page builds what the form requires, never thousands of inputs', ()
     assert.match(few, /data-kind="array" data-min="3"/)
   })
 
+  it('shows a large, deep form compact rather than indented by its depth on every line', async () => {
+    let form: object = { enum: Array.from({ length: 40_000 }, () => 0) }
+    for (let i = 0; i < 200; i++) form = { items: form }
+    const { app } = await register({ form, lint: false })
+    const page = await app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })
+    assert.ok(page.body.length < 2 * Buffer.byteLength(JSON.stringify(form)) + 100_000, `${page.body.length} bytes`)
+    await app.close()
+    const { app: plain } = await register({ form: { type: 'object', properties: { a: { type: 'string' } } } })
+    assert.match((await plain.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })).body, /\{\n {2}&quot;type&quot;: &quot;object&quot;/)
+    await plain.close()
+  })
+
   it('bounds what nested lists build at load: their minItems multiply', () => {
     fc.assert(fc.property(fc.array(fc.integer({ min: 0, max: 1e6 }), { minLength: 1, maxLength: 5 }), (mins) => {
       const form = mins.reduceRight<object>((items, minItems) => ({ type: 'array', minItems, items }), { type: 'string' })
