@@ -30,6 +30,13 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
   messagesBytes: 1024 * 1024
 })
 
+/**
+ * The most `formDepth` may be raised to. The validator's compiler, the audit and lint recurse
+ * through the form; past about 300 levels the compiler may run out of stack (a named error), and
+ * past this the other walks could too.
+ */
+export const MAX_FORM_DEPTH = 1024
+
 /** The `limits` option checked, with defaults for the members it leaves out. */
 export function resolveLimits (value: unknown, path: string): Limits {
   if (value === undefined) return DEFAULT_LIMITS
@@ -41,6 +48,7 @@ export function resolveLimits (value: unknown, path: string): Limits {
   for (const [name, given] of Object.entries(value)) {
     if (!Object.hasOwn(DEFAULT_LIMITS, name)) throw invalid(`"limits" has an unknown member "${name}"`)
     if (typeof given !== 'number' || !Number.isSafeInteger(given) || given <= 0) throw invalid(`"limits.${name}" must be a positive integer`)
+    if (name === 'formDepth' && given > MAX_FORM_DEPTH) throw invalid(`"limits.formDepth" must be at most ${MAX_FORM_DEPTH}: the validator's compiler recurses through the form`)
     out[name] = given
   }
   return Object.freeze(out as unknown as Limits)
