@@ -66,6 +66,9 @@ function findingsOf (form: unknown, options: LintOptions): Finding[] {
   const profiles = PROFILES.filter((profile) => decoders.includes(profile.name))
   type Votes = Map<Judgement['verdict'], Array<{ profile: Profile, why: string, keyword: string }>>
   const judged = new Map<string, Votes>()
+  // What each list already holds, looked up at once: a parent's keyword may be judged once per
+  // member (openai-strict's "required", for each of thousands of properties).
+  const held = new Set<string>()
   const record = (pointer: string, profile: Profile, judgements: Judgement[]): void => {
     for (const { keyword, verdict, why } of judgements) {
       const at = keyword === '' ? pointer : `${pointer}/${keyword}`
@@ -73,7 +76,11 @@ function findingsOf (form: unknown, options: LintOptions): Finding[] {
       judged.set(at, verdicts)
       const list = verdicts.get(verdict) ?? []
       verdicts.set(verdict, list)
-      if (!list.some((entry) => entry.profile === profile && entry.why === why)) list.push({ profile, why, keyword })
+      const key = JSON.stringify([at, verdict, profile.name, why])
+      if (!held.has(key)) {
+        held.add(key)
+        list.push({ profile, why, keyword })
+      }
     }
   }
 
