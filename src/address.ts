@@ -5,6 +5,8 @@ import { SharedEditions, type Holder, type Versioned } from './editions.ts'
 import { portable } from './editions-judge.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { compileForm } from './form.ts'
+import type { RuntimeVerdict } from './html.ts'
+import { checkStoredText, type Limits } from './limits.ts'
 import { resolveContent, type Content, type GptAddress, type Settings, type Update } from './options.ts'
 
 /**
@@ -14,14 +16,39 @@ import { resolveContent, type Content, type GptAddress, type Settings, type Upda
 export interface Edition extends Versioned {
   readonly validate: ValidateFunction
   readonly arrival: Arrival
+  /** Lint's word on the form (who can act), asked once per form. */
+  readonly runtimes: readonly RuntimeVerdict[]
 }
 
+/**
+ * Builds an edition whose content is already checked against the limits (resolveContent): the
+ * costly steps below are then bounded by the limits, whatever numbers the form holds.
+ */
 function buildEdition (content: Content, settings: Settings, version: number, previous?: Edition): Edition {
-  // Most updates change p or m only: the form's validator, compiled once, serves on.
-  const validate = previous !== undefined && sameForm(previous.content.form, content.form)
-    ? previous.validate
-    : compileForm(content.form, settings.path, { allErrors: settings.explain })
-  return Object.freeze({ version, content, validate, arrival: buildArrival(content, settings) })
+  // Most updates change p or m only: the form's validator, compiled once, serves on, and lint,
+  // which belongs to the form, is not asked again (nor logs again).
+  const same = previous !== undefined && sameForm(previous.content.form, content.form)
+  const validate = same ? previous.validate : compileForm(content.form, settings.path, { allErrors: settings.explain, limits: settings.limits })
+  const runtimes = same ? previous.runtimes : settings.review?.(content.form) ?? []
+  return Object.freeze({ version, content, validate, runtimes, arrival: buildArrival(content, settings, runtimes) })
+}
+
+/**
+ * The content of a stored edition (JSON text from Redis, which whoever can write the key
+ * controls), checked against the limits before it is parsed and as it is copied: this costs at
+ * most what the limits allow, and throws a named error past them. What is left to build an
+ * edition of it (compile, lint, arrival) is bounded by the limits too.
+ */
+export function storedContent (text: string, version: number, path: string, limits: Limits): Content {
+  checkStoredText(text, limits, path, version)
+  let stored: unknown
+  try {
+    stored = JSON.parse(text)
+  } catch {
+    throw new GPT_ERR_FORM_NOT_JSON(path, `the stored edition ${version} is not JSON`)
+  }
+  checkChange(stored, path)
+  return resolveContent(stored, undefined, path, limits)
 }
 
 const sameForm = (a: object, b: object): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
@@ -69,13 +96,13 @@ export class Address implements GptAddress, Holder<Edition> {
   next (change: unknown, base: Content, version: number): Edition {
     const resolved = typeof change === 'function' ? (change as (current: Content) => unknown)(base) : change
     checkChange(resolved, this.path)
-    return buildEdition(resolveContent(resolved, base, this.path), this.#settings, version, this.current)
+    return buildEdition(resolveContent(resolved, base, this.path, this.#settings.limits), this.#settings, version, this.current)
   }
 
   apply (change: unknown, base: Content): Content {
     const resolved = typeof change === 'function' ? (change as (current: Content) => unknown)(base) : change
     checkChange(resolved, this.path)
-    return resolveContent(resolved, base, this.path)
+    return resolveContent(resolved, base, this.path, this.#settings.limits)
   }
 
   build (content: Content, version: number): Edition {
@@ -83,14 +110,7 @@ export class Address implements GptAddress, Holder<Edition> {
   }
 
   read (text: string, version: number): Edition {
-    let stored: unknown
-    try {
-      stored = JSON.parse(text)
-    } catch {
-      throw new GPT_ERR_FORM_NOT_JSON(this.path, `the stored edition ${version} is not JSON`)
-    }
-    checkChange(stored, this.path)
-    return buildEdition(resolveContent(stored, undefined, this.path), this.#settings, version, this.current)
+    return buildEdition(storedContent(text, version, this.path, this.#settings.limits), this.#settings, version, this.current)
   }
 
   serve (edition: Edition): void {

@@ -17,16 +17,17 @@ export interface Arrival {
   readonly html: Representation | undefined
 }
 
-/** Built once per edition, at registration or update (draft §7.4: a precomputed representation). */
-export function buildArrival (content: Content, settings: Settings): Arrival {
+/**
+ * Built once per edition, at registration or update (draft §7.4: a precomputed representation).
+ * `runtimes`: lint's word on the form, when the edition already has it (src/address.ts).
+ */
+export function buildArrival (content: Content, settings: Settings, runtimes = settings.review?.(content.form) ?? []): Arrival {
   // Vary is not among them: send() adds Accept to the host's own Vary (CORS's Origin, say).
   const common: Record<string, string> = {}
   if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
 
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
   const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form }))
-  // Once per edition, like everything here: the entry's review may refuse the form by throwing.
-  const runtimes = settings.review?.(content.form) ?? []
   return {
     json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
     html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes)

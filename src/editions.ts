@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { judge, type PortableSettings } from './editions-judge.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED, GPT_ERR_OPTION_INVALID } from './errors.ts'
+import { storedBytes } from './limits.ts'
 import type { Content } from './options.ts'
 
 /**
@@ -70,12 +71,6 @@ export interface Holder<E extends Versioned> {
 }
 
 /**
- * The most bytes of stored content an instance reads: a larger edition stays in Redis, refused,
- * and is never sent to any instance. It holds a form, a prompt and messages far beyond what an
- * arrival should carry (an arrival is read by a model at each act).
- */
-export const MAX_EDITION_BYTES = 4 * 1024 * 1024
-/**
  * The highest version an instance writes or takes. Versions count updates from 1, so a higher one
  * (2^53, say) was not written by an instance: 2^48 updates take 890 years at 10,000 a second.
  */
@@ -108,7 +103,7 @@ if stored[2] == ARGV[5] then return {1} end
 local now = state(KEYS[1], tonumber(ARGV[6]))
 return {0, now[1], now[2], now[3]}`
 
-/** What is stored: the content, or its size when above MAX_EDITION_BYTES. */
+/** What is stored: the content, or its size when above what the instance reads (storedBytes). */
 interface Stored {
   readonly version: string
   readonly token: string
@@ -159,6 +154,11 @@ export class SharedEditions<E extends Versioned> {
   readonly #holder: Holder<E>
   readonly #log: FastifyBaseLogger
   readonly #settings: PortableSettings
+  /**
+   * The most bytes of stored content this instance reads (storedBytes: the largest edition within
+   * its limits): a larger edition stays in Redis, refused, and is never sent to the instance.
+   */
+  readonly #most: number
   #subscriber: SharedRedis | undefined
   /** The stored version and token as last seen: what the next compare-and-set expects. */
   #observed = { version: '', token: '' }
@@ -184,6 +184,7 @@ export class SharedEditions<E extends Versioned> {
     this.#holder = holder
     this.#log = log
     this.#settings = settings
+    this.#most = storedBytes(settings.limits)
   }
 
   /** Takes the stored edition, or stores the address's own as the first (by compare-and-set, so instances starting together agree). */
@@ -373,15 +374,15 @@ export class SharedEditions<E extends Versioned> {
   }
 
   /**
-   * `content` ready to store: within MAX_EDITION_BYTES and, if its form is not the one served,
+   * `content` ready to store: within this.#most (storedBytes) and, if its form is not the one served,
    * built (a form may be refused). A change of p or m only cannot be refused once it applies, so
    * its edition is built once stored: the time between reading and storing stays short.
    */
   #checked (content: Content, version: number, built?: E): Composed<E> {
     const text = contentText(content)
     const bytes = Buffer.byteLength(text)
-    if (bytes > MAX_EDITION_BYTES) {
-      throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${MAX_EDITION_BYTES} bytes every instance reads`)
+    if (bytes > this.#most) {
+      throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${this.#most} bytes every instance reads`)
     }
     const edition = built ?? (content.form === this.#holder.current.content.form ? undefined : this.#holder.build(content, version))
     return { content, text, edition }
@@ -391,7 +392,7 @@ export class SharedEditions<E extends Versioned> {
   async #put (text: string, version: number): Promise<Stored | undefined> {
     const token = randomUUID()
     const reply = await this.#redis.eval(PUT, 1, this.#key, this.#observed.version, this.#observed.token, version,
-      text, token, MAX_EDITION_BYTES) as [number, string?, string?, (string | number)?]
+      text, token, this.#most) as [number, string?, string?, (string | number)?]
     if (reply[0] !== 1) return { version: reply[1] ?? '', token: reply[2] ?? '', content: reply[3] ?? '' }
     this.#observed = { version: String(version), token }
     this.#known = Math.max(this.#known, version)
@@ -418,7 +419,7 @@ export class SharedEditions<E extends Versioned> {
   }
 
   async #read (): Promise<Stored> {
-    const [version, token, content] = await this.#redis.eval(READ, 1, this.#key, MAX_EDITION_BYTES) as [string, string, string | number]
+    const [version, token, content] = await this.#redis.eval(READ, 1, this.#key, this.#most) as [string, string, string | number]
     return { version, token, content }
   }
 
@@ -438,7 +439,7 @@ export class SharedEditions<E extends Versioned> {
     if ((number === this.#holder.current.version && token === this.#token) || (number === this.#refused.version && token === this.#refused.token)) return
     try {
       if (typeof content === 'number') {
-        throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, `edition ${number} is ${content} bytes, above the ${MAX_EDITION_BYTES} an instance reads`)
+        throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, `edition ${number} is ${content} bytes, above the ${this.#most} an instance reads`)
       }
       const same = this.#sameForm(content)
       if (same !== undefined) {

@@ -82,3 +82,18 @@ export const GPT_ERR_ACT_FAILED = createError<'GPT_ERR_ACT_FAILED', [...Named, o
 /** `act` ran past `actTimeout`: its late result is dropped. */
 export const GPT_ERR_ACT_TIMEOUT = createError<'GPT_ERR_ACT_TIMEOUT', Named>(
   'GPT_ERR_ACT_TIMEOUT', 'fastify-gpt address %s: the act ran past actTimeout: %s', 503)
+
+/** The form is larger than `limits.formBytes` (src/limits.ts): refused before anything costly is done with it. */
+export const GPT_ERR_FORM_TOO_LARGE = createError<'GPT_ERR_FORM_TOO_LARGE', Named>(
+  'GPT_ERR_FORM_TOO_LARGE', 'fastify-gpt address %s: the form is too large: %s')
+
+/**
+ * The form nests deeper than `limits.formDepth`, or deeper than the validator can compile in this
+ * process: refused before anything recurses through it, or when compiling it ran out of stack.
+ */
+export const GPT_ERR_FORM_TOO_DEEP = createError<'GPT_ERR_FORM_TOO_DEEP', Named>(
+  'GPT_ERR_FORM_TOO_DEEP', 'fastify-gpt address %s: the form is too deep: %s')
+
+/** The prompt, the messages or a stored edition is larger than `limits` allows (src/limits.ts). */
+export const GPT_ERR_CONTENT_TOO_LARGE = createError<'GPT_ERR_CONTENT_TOO_LARGE', Named>(
+  'GPT_ERR_CONTENT_TOO_LARGE', 'fastify-gpt address %s: the content is too large: %s')

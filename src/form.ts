@@ -1,6 +1,7 @@
 import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { bounded, wrapSource } from './bounded.ts'
+import { DEFAULT_LIMITS, measureForm, shorten, type Limits } from './limits.ts'
 import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
 import { multipleOf, uniqueItems } from './keywords.ts'
@@ -12,6 +13,8 @@ import {
   GPT_ERR_FORM_NOT_JSON,
   GPT_ERR_FORM_PATTERN,
   GPT_ERR_FORM_PROPERTY_NAME,
+  GPT_ERR_FORM_TOO_DEEP,
+  GPT_ERR_FORM_TOO_LARGE,
   GPT_ERR_FORM_UNKNOWN_FORMAT,
   GPT_ERR_FORM_UNKNOWN_KEYWORD,
   GPT_ERR_FORM_UNRESOLVED_REF
@@ -21,53 +24,117 @@ import {
 export type JsonObject = { readonly [key: string]: Json }
 export type Json = null | boolean | number | string | readonly Json[] | JsonObject
 
+/** How large a value freezeJson copies: bytes of its compact JSON, and nesting of its objects and arrays. */
+export interface JsonBound {
+  readonly bytes: number
+  readonly depth: number
+}
+
+/** An object or array being copied: the members still to read, and the copy so far. */
+interface Frame {
+  readonly source: object
+  readonly keys: readonly string[] | undefined // undefined: an array
+  readonly out: Json[] | Record<string, Json>
+  readonly path: string
+  next: number
+}
+
 /**
  * A deep, frozen copy of `value` made of plain JSON data only. The copy, not the caller's object,
  * is what is published and compiled: a getter, a proxy or a later mutation cannot make the two
  * differ (draft §5.2 (3): the same value of s, not a copy that can drift).
+ *
+ * It iterates rather than recurses, and with a `bound` (the form's limits) it stops where the
+ * copy passes it: whatever the value, this costs no more than the bound, and nothing recurses
+ * through a form before its depth is known (GPT_ERR_FORM_TOO_LARGE, GPT_ERR_FORM_TOO_DEEP).
  */
-export function freezeJson (value: unknown, address: string, path = ''): Json {
-  return copy(value, address, path, new Set())
-}
+export function freezeJson (value: unknown, address: string, path = '', bound?: JsonBound): Json {
+  const most = bound?.bytes ?? Infinity
+  const deepest = bound?.depth ?? Infinity
+  let bytes = 0
+  const count = (n: number, at: string): void => {
+    bytes += n
+    if (bytes > most) throw new GPT_ERR_FORM_TOO_LARGE(address, `its JSON is more than ${most} bytes (limits.formBytes): the limit is passed at ${shorten(at)}`)
+  }
+  const open = new Set<object>()
+  const stack: Frame[] = []
+  let result: Json | undefined
 
-function copy (value: unknown, address: string, path: string, open: Set<object>): Json {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
-  if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value
-    throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is ${value}`)
+  // A scalar's copy, or undefined after pushing the frame of an object or array.
+  const enter = (item: unknown, at: string): Json | undefined => {
+    if (item === null || typeof item === 'boolean') {
+      count(String(item).length, at)
+      return item
+    }
+    if (typeof item === 'string') {
+      if (item.length > most) count(item.length, at) // refused before it is encoded
+      count(Buffer.byteLength(JSON.stringify(item)), at)
+      return item
+    }
+    if (typeof item === 'number') {
+      if (!Number.isFinite(item)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is ${item}`)
+      count(String(item).length, at)
+      return item
+    }
+    if (typeof item !== 'object') throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is a ${typeof item}`)
+    if (open.has(item)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} refers to itself`)
+    if (stack.length + 1 > deepest) {
+      throw new GPT_ERR_FORM_TOO_DEEP(address, `it nests objects and arrays more than ${deepest} deep (limits.formDepth), at ${shorten(at)}`)
+    }
+    let keys: string[] | undefined
+    if (!Array.isArray(item)) {
+      const proto: unknown = Object.getPrototypeOf(item)
+      if (proto !== Object.prototype && proto !== null) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is not a plain object`)
+      if (Object.getOwnPropertySymbols(item).length > 0) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} has symbol keys`)
+      keys = Object.keys(item)
+    }
+    const length = keys?.length ?? (item as unknown[]).length
+    count(2 + Math.max(0, length - 1), at) // brackets and commas
+    open.add(item)
+    stack.push({ source: item, keys, out: keys === undefined ? [] : {}, path: at, next: 0 })
+    return undefined
   }
-  if (typeof value !== 'object') {
-    throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is a ${typeof value}`)
-  }
-  if (open.has(value)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} refers to itself`)
-  open.add(value)
-  let out: Json
-  if (Array.isArray(value)) {
-    const items: Json[] = []
-    for (let i = 0; i < value.length; i++) {
-      if (!(i in value)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} has a hole at ${i}`)
-      items.push(copy(value[i], address, `${path}/${i}`, open))
+
+  result = enter(value, path)
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame
+    const { source, keys, out, path: at } = frame
+    const length = keys?.length ?? (source as unknown[]).length
+    if (frame.next === length) {
+      stack.pop()
+      open.delete(source)
+      const done = Object.freeze(out) as Json
+      const parent = stack[stack.length - 1]
+      if (parent === undefined) result = done
+      else put(parent, done)
+      continue
     }
-    out = Object.freeze(items)
-  } else {
-    const proto: unknown = Object.getPrototypeOf(value)
-    if (proto !== Object.prototype && proto !== null) {
-      throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} is not a plain object`)
-    }
-    if (Object.getOwnPropertySymbols(value).length > 0) {
-      throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(path)} has symbol keys`)
-    }
-    const members: Record<string, Json> = {}
-    for (const key of Object.keys(value)) {
+    const i = frame.next++
+    let item: unknown
+    let here: string
+    if (keys === undefined) {
+      if (!(i in source)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} has a hole at ${i}`)
+      item = (source as unknown[])[i]
+      here = `${at}/${i}`
+    } else {
+      const key = keys[i] as string
       // A body can never carry "__proto__" (see parse.ts), so a form naming it publishes
       // something no act can satisfy; and a plain object cannot hold it safely.
-      if (key === '__proto__') throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${pointer(path)} has a member "__proto__"`)
-      members[key] = copy((value as Record<string, unknown>)[key], address, `${path}/${escape(key)}`, open)
+      if (key === '__proto__') throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${pointer(at)} has a member "__proto__"`)
+      count(Buffer.byteLength(JSON.stringify(key)) + 1, at)
+      item = (source as Record<string, unknown>)[key]
+      here = `${at}/${escape(key)}`
     }
-    out = Object.freeze(members)
+    const copied = enter(item, here)
+    if (copied !== undefined) put(frame, copied)
   }
-  open.delete(value)
-  return out
+  return result as Json
+}
+
+/** Puts a finished copy in its parent, in the place the parent is reading. */
+function put (frame: Frame, value: Json): void {
+  if (frame.keys === undefined) (frame.out as Json[]).push(value)
+  else (frame.out as Record<string, Json>)[frame.keys[frame.next - 1] as string] = value
 }
 
 // Keywords Ajv knows but does not enforce as constraints. A form author writing them expects a
@@ -144,13 +211,22 @@ interface Seen {
   readonly names: Set<string>
   /** Every schema object walked, so that one reached again by a `$ref` is not walked twice. */
   readonly schemas: Set<object>
+  /** The most keywords and members of schemas along one path: how deep the validator's code nests. */
+  nesting: number
+  /** The deepest subschema: its depth in schemas and where it is. */
+  deepest: { depth: number, path: string }
 }
 
 /** Walks every subschema, refusing what Ajv would accept but not enforce. */
-function audit (schema: Json, address: string, path: string, seen: Seen): void {
+function audit (schema: Json, address: string, path: string, seen: Seen, nesting = 0, depth = 1): void {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seen.schemas.has(schema)) return
   seen.schemas.add(schema)
   const object = schema as JsonObject
+  // Without allErrors the validator's code opens a block per keyword and per member that closes
+  // only at the schema's end: a flat object of thousands of properties nests thousands deep.
+  nesting += width(object)
+  seen.nesting = Math.max(seen.nesting, nesting)
+  if (depth > seen.deepest.depth) seen.deepest = { depth, path }
   const idle = noEffect(object)
   if (idle !== undefined) throw new GPT_ERR_FORM_NO_EFFECT(address, `${idle}, at ${pointer(path)}`)
   for (const key of Object.keys(object)) {
@@ -178,13 +254,25 @@ function audit (schema: Json, address: string, path: string, seen: Seen): void {
     if (key === 'pattern' && typeof value === 'string') checkPattern(value, address, at)
     if (key === 'patternProperties' && isObject(value)) for (const source of Object.keys(value)) checkPattern(source, address, `${at}/${escape(source)}`)
     if (SUBSCHEMA.has(key)) {
-      audit(value, address, at, seen)
+      audit(value, address, at, seen, nesting, depth + 1)
     } else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) {
-      value.forEach((item, i) => audit(item, address, `${at}/${i}`, seen))
+      value.forEach((item, i) => audit(item, address, `${at}/${i}`, seen, nesting, depth + 1))
     } else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) {
-      for (const name of Object.keys(value)) audit(value[name] as Json, address, `${at}/${escape(name)}`, seen)
+      for (const name of Object.keys(value)) audit(value[name] as Json, address, `${at}/${escape(name)}`, seen, nesting, depth + 1)
     }
   }
+}
+
+/** A schema's keywords and the members of its lists and maps of subschemas. */
+function width (schema: JsonObject): number {
+  let n = 0
+  for (const key of Object.keys(schema)) {
+    const value = schema[key] as Json
+    n++
+    if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) n += value.length
+    else if (SUBSCHEMA_MAPS.has(key) && isObject(value)) n += Object.keys(value).length
+  }
+  return n
 }
 
 /** A pattern the linear-time matcher cannot run is refused where it stands (docs/patterns.md). */
@@ -211,6 +299,13 @@ const isObject = (value: Json): value is JsonObject =>
 // than half-enforced: ajv-formats' hostname, say, accepts invalid IDNA labels.
 const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
 
+export interface CompileOptions {
+  /** Every failed constraint in the errors (for `explain`); the verdict is the same. */
+  readonly allErrors?: boolean
+  /** The limits the form is held to before anything costly (src/limits.ts). */
+  readonly limits?: Limits
+}
+
 /** The validator for one form, and every part of it that a `$ref` made it compile. */
 interface Compiled {
   readonly validate: ValidateFunction
@@ -218,7 +313,20 @@ interface Compiled {
   readonly ajv: Ajv2020
 }
 
-function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean): Compiled {
+/**
+ * Past this many keywords and members along one path, the validator is compiled with allErrors,
+ * whose code nests by the depth of schemas only: otherwise a flat object of 3,000 properties
+ * exhausts the stack. The verdict is the same; a rejected body may be read to its end.
+ */
+const NESTING = 256
+/**
+ * Ajv's optimizing pass over the code it generates costs about (code size) x (code nesting): a
+ * form of 0.77 MB took 73 s with it. Forms up to this many bytes of JSON keep it; larger ones
+ * compile without it, in time linear in their size (docs/validation.md).
+ */
+const OPTIMIZED_BYTES = 64 * 1024
+
+function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean, optimize = true): Compiled {
   const envs: Env[] = []
   const ajv = new Ajv2020({
     // What the actor sent is what `act` receives: no coercion, no defaults, nothing removed.
@@ -240,13 +348,14 @@ function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean):
     // hasOwnProperty call per test is paid only by forms naming such a member.
     ownProperties,
     unicodeRegExp: true,
-    allErrors, // every failed constraint, for `explain` only; the verdict is the same
+    allErrors, // every failed constraint, for `explain` and for wide forms (NESTING); the verdict is the same
     logger: false,
     // draft §7.4: every $ref is a call of its own, so that src/bounded.ts can remember its verdicts.
     inlineRefs: false,
     code: {
       // draft §7.4: the body is the attacker's, so patterns run in time linear in the string.
       regExp: linearRegExp,
+      optimize,
       process: (source, env) => {
         envs.push(env as unknown as Env)
         return wrapSource(source, String(env?.validateName))
@@ -288,16 +397,22 @@ function checkMetaSchema (form: JsonObject): void {
  * Compiles the frozen form into the one validator that guards the address's acts (draft §5.2 (3)).
  * Throws a named error for any form the validator would not enforce to the letter.
  */
-export function compileForm (form: Json, address: string, { allErrors = false } = {}): ValidateFunction {
+export function compileForm (form: Json, address: string, { allErrors = false, limits = DEFAULT_LIMITS }: CompileOptions = {}): ValidateFunction {
   if (!isObject(form)) throw new GPT_ERR_FORM_INVALID(address, 'the form must be a JSON Schema object')
-  const seen: Seen = { keywords: new Set(), names: new Set(), schemas: new Set() }
+  // First, in one pass that stops at the limits: nothing below recurses through a form deeper
+  // than formDepth, and nothing costs more than formBytes allow (a form from JavaScript was
+  // already checked by freezeJson; this one is for every other caller).
+  const bytes = measureForm(form, address, limits)
+  const seen: Seen = { keywords: new Set(), names: new Set(), schemas: new Set(), nesting: 0, deepest: { depth: 0, path: '' } }
   audit(form, address, '', seen)
+  const optimize = bytes <= OPTIMIZED_BYTES
+  const flat = allErrors || seen.nesting > NESTING
   let compiled: Compiled
   try {
     checkMetaSchema(form)
-    compiled = compile(form, allErrors, inherits(seen.names))
+    compiled = compile(form, flat, inherits(seen.names), optimize)
   } catch (error) {
-    throw refusal(error, address, form)
+    throw refusal(error, address, form, seen)
   }
   // Every subschema the validator compiled is audited, wherever its $ref found it: in `$defs`, or
   // in a place that is no schema location at all (`default`, `examples`, `enum`, `const`).
@@ -313,7 +428,7 @@ export function compileForm (form: Json, address: string, { allErrors = false } 
   // A target reached only through a $ref may name a member such as "constructor": compile again
   // looking at own members only.
   if (!inherited && inherits(seen.names)) {
-    compiled = compile(form, allErrors, true)
+    compiled = compile(form, flat, true, optimize)
   }
   return compiled.validate
 }
@@ -333,11 +448,15 @@ function locate (form: Json): Map<object, string> {
   return places
 }
 
-function refusal (error: unknown, address: string, form: JsonObject): Error {
+function refusal (error: unknown, address: string, form: JsonObject, seen: Seen): Error {
   if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
   if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
   // The validator recurses as it follows $refs and nested subschemas: refs that name only one
   // another, some $id-relative refs, and chains nested some hundreds deep exhaust its stack.
+  if (error instanceof RangeError && !seen.keywords.has('$ref')) {
+    const { depth, path } = seen.deepest
+    return new GPT_ERR_FORM_TOO_DEEP(address, `the validator ran out of stack compiling it: its deepest subschema, ${depth} schemas deep, is at ${pointer(path)} (nest it less, or lower limits.formDepth)`)
+  }
   if (error instanceof RangeError) {
     return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator ran out of stack following its $refs: they lead only to one another, or nest too deep (an unrolled form past about 150 levels)')
   }

@@ -70,6 +70,28 @@ export function customPolicy (page: string): string {
 // Roles with a look of their own; any other role is shown as written, in the default look.
 const ROLES = new Set(['user', 'assistant', 'system', 'developer', 'tool'])
 
+/** How many bytes of indentation the form may take in the page before it is shown compact. */
+export const MAX_INDENT_BYTES = 1024 * 1024
+
+/**
+ * The form as the page shows it: indented, unless the indentation alone would pass
+ * MAX_INDENT_BYTES. Each line is indented by its depth, so a large, deep form would grow by
+ * (lines) x (depth): a list of 100,000 items 250 levels down, 50 MB of spaces.
+ */
+function shown (form: AddressView['form']): string {
+  let indent = 0
+  const stack: Array<[unknown, number]> = [[form, 0]]
+  for (let top = stack.pop(); top !== undefined && indent <= MAX_INDENT_BYTES; top = stack.pop()) {
+    const [value, depth] = top
+    indent += 2 * depth
+    if (value !== null && typeof value === 'object') {
+      indent += 2 * depth // the closing bracket's line
+      for (const item of Object.values(value)) stack.push([item, depth + 1])
+    }
+  }
+  return JSON.stringify(form, null, indent <= MAX_INDENT_BYTES ? 2 : undefined)
+}
+
 /** The page's title: the prompt's first line, cut short, then the path. */
 function title (view: AddressView): string {
   const line = view.prompt.trim().split('\n')[0] ?? ''
@@ -179,7 +201,7 @@ ${inputs}
 <h2 id="form-title">The form</h2>
 <p class="lead">What this address takes, as it publishes it in <code>s</code>: a JSON Schema (draft 2020-12).
 A body it does not validate is refused, always with the same bare 204.</p>
-<pre class="schema"><code>${escapeHtml(JSON.stringify(view.form, null, 2))}</code></pre>
+<pre class="schema"><code>${escapeHtml(shown(view.form))}</code></pre>
 </section>
 ${runtimeTable(runtimes)}</main>
 <footer>

@@ -128,6 +128,7 @@ export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
 export { MAX_DEPTH_CEILING } from './review.ts'
+export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
 export type { Body } from './body.ts'
 export type {
   Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update

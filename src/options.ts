@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Body } from './body.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from './errors.ts'
 import { freezeJson, type JsonObject } from './form.ts'
+import { checkMessages, checkText, resolveLimits, type Limits, type LimitsOption } from './limits.ts'
 import { resolveShare, type ShareOptions, type ShareSettings } from './editions.ts'
 import type { RuntimeVerdict } from './html.ts'
 import type { DecoderName } from './lint/types.ts'
@@ -126,6 +127,13 @@ interface CommonOptions<F> {
   explain?: boolean
   /** Milliseconds an act may take before the client gets 503 and its result is dropped. Default none. */
   actTimeout?: number
+  /**
+   * How large an edition may be: `formBytes` (default 262144), `formDepth` (256), `promptBytes`
+   * (262144), `messages` (1000), `messagesBytes` (1048576). Checked first, at registration, on each
+   * update and for each edition read from Redis; past one, GPT_ERR_FORM_TOO_LARGE,
+   * GPT_ERR_FORM_TOO_DEEP or GPT_ERR_CONTENT_TOO_LARGE (docs/validation.md).
+   */
+  limits?: LimitsOption
 }
 
 /** An address whose content lives in this process alone. */
@@ -165,6 +173,7 @@ export interface Settings {
   readonly actTimeout: number | undefined
   readonly onAddress: ((address: GptAddress | SharedGptAddress) => void) | undefined
   readonly share: ShareSettings | undefined
+  readonly limits: Limits
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
@@ -174,7 +183,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
@@ -191,7 +200,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress, share } = options
 
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
-  const content = resolveContent(options, undefined, path)
+  const limits = resolveLimits(options['limits'], path)
+  const content = resolveContent(options, undefined, path, limits)
   if (typeof act !== 'function') throw invalid('"act" must be a function')
   if (type !== undefined && (typeof type !== 'string' || !FIELD_VALUE.test(type))) {
     throw invalid('"type" must be a non-empty header field value (visible ASCII)')
@@ -227,7 +237,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     explain,
     actTimeout,
     onAddress: onAddress as Settings['onAddress'],
-    share: share === undefined ? undefined : resolveShare(share, path)
+    share: share === undefined ? undefined : resolveShare(share, path),
+    limits
   })
 }
 
@@ -235,18 +246,22 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
  * Checks and freezes p, m and s, at registration and on every update. Members left out keep the
  * value they have in `base` (or their defaults).
  */
-export function resolveContent (change: Record<string, unknown>, base: Content | undefined, path: string): Content {
+export function resolveContent (change: Record<string, unknown>, base: Content | undefined, path: string, limits: Limits): Content {
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   const { form = base?.form, prompt = base?.prompt ?? '', messages = base?.messages ?? [] } = change
   if (form === null || typeof form !== 'object' || Array.isArray(form)) throw invalid('"form" must be a JSON Schema object')
   if (typeof prompt !== 'string') throw invalid('"prompt" must be a string')
-  if (!Array.isArray(messages) || !messages.every((message) => FROZEN_MESSAGES.has(message) || isMessage(message))) {
+  if (!Array.isArray(messages)) throw invalid('"messages" must be an array of { role, content } with string values and no other members')
+  // The limits first, each in time bounded by the limit it checks (src/limits.ts).
+  checkText(prompt, messages, limits, path)
+  if (!messages.every((message) => FROZEN_MESSAGES.has(message) || isMessage(message))) {
     throw invalid('"messages" must be an array of { role, content } with string values and no other members')
   }
+  checkMessages(messages, limits, path)
   return Object.freeze({
     prompt,
     messages: freezeMessages(messages, path),
-    form: form === base?.form ? base.form : freezeJson(form, path) as JsonObject
+    form: form === base?.form ? base.form : freezeJson(form, path, '', { bytes: limits.formBytes, depth: limits.formDepth }) as JsonObject
   })
 }
 

@@ -62,7 +62,7 @@ function reviewer (settings: Settings, log: FastifyBaseLogger, raised: number | 
   }
   let editions = 0
   return (form) => {
-    const findings = lint(form, { bodyLimit: settings.bodyLimit, maxDepth: settings.maxDepth })
+    const findings = lint(form, { bodyLimit: settings.bodyLimit, maxDepth: settings.maxDepth, limits: settings.limits })
     const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length
     const [errors, warnings] = [count('error'), count('warning')]
     const named = findings.filter((f) => f.severity !== 'info').slice(0, NAMED).map((f) => `${f.rule} at ${f.pointer || '/'}`)

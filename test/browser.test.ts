@@ -57,6 +57,17 @@ const odd = {
   additionalProperties: false
 }
 
+// A list the form requires 100,000 items of (the page used never to finish loading), beside a few.
+const many = {
+  type: 'object',
+  properties: {
+    lots: { type: 'array', minItems: 100_000, items: { type: 'string' } },
+    few: { type: 'array', minItems: 3, maxItems: 3, items: { type: 'integer' } }
+  },
+  required: ['lots', 'few'],
+  additionalProperties: false
+}
+
 /** A body the nested form admits, for the raw editor. */
 const valid = { title: 'By hand', count: 2, urgent: false, color: 'red', kind: 'plan', tasks: [{ what: 'w', done: true }], contact: 'a@b.c' }
 
@@ -87,6 +98,7 @@ before(async () => {
   await app.register(gpt, { prefix: '/odd', form: odd, act, rateLimit: false })
   await app.register(gpt, { prefix: '/limited', form: note, act, rateLimit: { max: 2, timeWindow: 60_000 } })
   await app.register(gpt, { ...poll(votes), rateLimit: false })
+  await app.register(gpt, { prefix: '/many', form: many, act, rateLimit: false })
   base = await app.listen({ host: '127.0.0.1', port: 0 })
   browser = await chromium.launch({
     executablePath,
@@ -142,6 +154,17 @@ describe('the page in a browser', () => {
         assert.equal(await page.getByRole('button', { name: 'Remove item 1' }).isDisabled(), true, 'minItems 1')
       }
     }
+  })
+
+  it('loads a form requiring 100,000 items: that list is written as JSON, a short one gets its inputs', async () => {
+    const { page, problems } = await open('/many')
+    assert.deepEqual(await problems(), [])
+    assert.equal(await page.locator('[data-name="few"] .item').count(), 3)
+    assert.equal(await page.locator('[data-name="lots"] [data-kind="json"] textarea').count(), 1)
+    assert.match(await page.locator('[data-name="lots"] .hint').textContent() ?? '', /at least 100000 items/)
+    await page.locator('[data-name="lots"] textarea').fill('["x", "y"]')
+    for (const [i, input] of (await page.locator('[data-name="few"] input').all()).entries()) await input.fill(String(i))
+    assert.deepEqual(await bodyText(page), { lots: ['x', 'y'], few: [0, 1, 2] })
   })
 
   it('shows a <script> in p, m or s as text and never runs it', async () => {

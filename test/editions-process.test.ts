@@ -6,7 +6,10 @@ import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis, type RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../src/index.ts'
-import { MAX_EDITION_BYTES } from '../src/editions.ts'
+import { DEFAULT_LIMITS, storedBytes } from '../src/limits.ts'
+
+// The most an instance with the default limits reads of a stored edition.
+const MOST = storedBytes(DEFAULT_LIMITS)
 import { registrationError } from './helpers/host.ts'
 import { freePort } from './helpers/port.ts'
 import { startRedis, stopRedis, until, waitForRedis } from './helpers/redis.ts'
@@ -240,16 +243,16 @@ describe('shared editions, instances in one process', () => {
   })
 
   describe('stored editions are untrusted', () => {
-    it('an edition above MAX_EDITION_BYTES is never sent: refused by name, and the next update stores above it', async () => {
+    it('an edition larger than any within the limits is never sent: refused by name, and the next update stores above it', async () => {
       const logged: string[] = []
       const a = await instance('huge', {}, logged)
       const raw = client({ enableOfflineQueue: true })
-      const text = JSON.stringify({ prompt: 'x'.repeat(MAX_EDITION_BYTES), messages: [], form: { type: 'integer' } })
+      const text = JSON.stringify({ prompt: 'x'.repeat(MOST), messages: [], form: { type: 'integer' } })
       await raw.hset('huge', 'version', 90, 'content', text, 'token', 'huge')
       await raw.publish('huge', '90')
       await until(() => logged.length === 1, 'the refusal logged')
       assert.match(logged[0]!, /"code":"GPT_ERR_EDITION_REFUSED"/)
-      assert.match(logged[0]!, /is 4194357 bytes, above the 4194304/)
+      assert.match(logged[0]!, new RegExp(`is ${text.length} bytes, above the ${MOST} an instance reads`))
       assert.equal(a.address.prompt, '')
       await a.address.update({ prompt: 'small' })
       assert.equal(await raw.hget('huge', 'version'), '91')
@@ -257,15 +260,15 @@ describe('shared editions, instances in one process', () => {
       assert.equal(error, undefined, 'a late instance takes the edition stored above it')
     })
 
-    it('an update that would store more than MAX_EDITION_BYTES fails its own caller only', async () => {
+    it('an update past the limits fails its own caller only', async () => {
       const { address } = await instance('too-big')
       const results = await Promise.allSettled([
         address.update({ prompt: 'first' }),
-        address.update({ messages: [{ role: 'user', content: 'y'.repeat(MAX_EDITION_BYTES) }] }),
+        address.update({ messages: [{ role: 'user', content: 'y'.repeat(MOST) }] }),
         address.update((current) => ({ prompt: `${current.prompt} and last` }))
       ])
       assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'])
-      assert.match(String((results[1] as PromiseRejectedResult).reason), /GPT_ERR_EDITION_NOT_STORED.*above the 4194304 bytes/)
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /GPT_ERR_CONTENT_TOO_LARGE.*limits\.messagesBytes/)
       assert.equal(address.prompt, 'first and last')
       assert.deepEqual(address.messages, [])
     })

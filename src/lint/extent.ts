@@ -38,10 +38,17 @@ const either = (a: Extent, b: Extent): Extent => ({
 })
 
 const bytes = (value: Json): number => Buffer.byteLength(JSON.stringify(value))
+/** Nesting of arrays and objects in a value, iteratively: a `const` may be as deep as the form. */
 function depth (value: Json): number {
-  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depth))
-  if (isObject(value)) return 1 + Math.max(0, ...Object.values(value).map(depth))
-  return 0
+  let deepest = 0
+  const stack: Array<[Json, number]> = [[value, 0]]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [here, level] = top
+    if (here === null || typeof here !== 'object') continue
+    deepest = Math.max(deepest, level + 1)
+    for (const item of Array.isArray(here) ? here : Object.values(here)) stack.push([item as Json, level + 1])
+  }
+  return deepest
 }
 
 /** Whether the schema and its allOf alternatives name types no value has at once. */
@@ -140,9 +147,16 @@ export function extents (form: Json): (schema: Json) => Extent {
     const item = (i: number): Json => (i < prefix.length ? prefix[i] as Json : rest)
     let minBytes = 2 + Math.max(0, minItems - 1)
     let minDepth = 1
-    for (let i = 0; i < minItems && minBytes < Infinity; i++) {
+    // The prefix one by one, then every further item at once: the same schema, so the same
+    // extent, however many items minItems asks for (the work is the form's size, not its numbers).
+    for (let i = 0; i < Math.min(minItems, prefix.length) && minBytes < Infinity; i++) {
       const e = of(item(i))
       minBytes += e.minBytes
+      minDepth = Math.max(minDepth, 1 + e.minDepth)
+    }
+    if (minItems > prefix.length && minBytes < Infinity) {
+      const e = of(rest)
+      minBytes += (minItems - prefix.length) * e.minBytes
       minDepth = Math.max(minDepth, 1 + e.minDepth)
     }
     const count = rest === false ? Math.min(prefix.length, maxItems ?? Infinity) : maxItems ?? Infinity

@@ -1,6 +1,8 @@
 // fastify-gpt/lint: who can act on a form, and what it really admits. Runs once per form, before
 // any actor arrives; the address itself never imports it. Rules and fixes: docs/forms.md.
 import { limits, disagreements } from './address.ts'
+import { GPT_ERR_FORM_TOO_DEEP } from '../errors.ts'
+import { DEFAULT_LIMITS, measureForm } from '../limits.ts'
 import type { RuntimeVerdict } from '../html.ts'
 import { PROFILES, type Context, type Judgement, type Profile } from './decoders.ts'
 import { refCycles } from './recursion.ts'
@@ -18,10 +20,34 @@ const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 }
 
 /** Findings about a form (a JSON Schema 2020-12 value, as published in `s`), errors first. */
 export function lint (form: unknown, options: LintOptions = {}): Finding[] {
+  try {
+    return findingsOf(form, options)
+  } catch (error) {
+    // The form's depth is bounded first; what is left to exhaust the stack is a chain of $refs
+    // each leading to the next, tens of thousands long.
+    if (error instanceof RangeError && /call stack/.test(error.message)) {
+      throw new GPT_ERR_FORM_TOO_DEEP(LINTED, 'lint ran out of stack following its $refs: they chain too long to follow')
+    }
+    throw error
+  }
+}
+
+const LINTED = 'given to lint()'
+/**
+ * What lint reads by default: the address's depth, and forms four times the size it serves, so
+ * that a form too large to serve is still linted (the address's own review passes its limits).
+ */
+export const LINT_LIMITS = Object.freeze({ formBytes: 4 * DEFAULT_LIMITS.formBytes, formDepth: DEFAULT_LIMITS.formDepth })
+
+function findingsOf (form: unknown, options: LintOptions): Finding[] {
   const decoders = options.decoders ?? DECODERS
   for (const name of decoders) if (!DECODERS.includes(name)) throw new TypeError(`unknown decoder "${name}" (one of ${DECODERS.join(', ')})`)
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH
+  // Its walks recurse through the form: its depth and size are bounded first, in one iterative
+  // pass, as registration bounds them (src/limits.ts); the rest of lint then costs at most the
+  // form's size, whatever numbers it holds.
+  measureForm(form, LINTED, { ...LINT_LIMITS, ...options.limits })
   const schema = form as Json
   const findings: Finding[] = []
 
@@ -40,6 +66,9 @@ export function lint (form: unknown, options: LintOptions = {}): Finding[] {
   const profiles = PROFILES.filter((profile) => decoders.includes(profile.name))
   type Votes = Map<Judgement['verdict'], Array<{ profile: Profile, why: string, keyword: string }>>
   const judged = new Map<string, Votes>()
+  // What each list already holds, looked up at once: a parent's keyword may be judged once per
+  // member (openai-strict's "required", for each of thousands of properties).
+  const held = new Set<string>()
   const record = (pointer: string, profile: Profile, judgements: Judgement[]): void => {
     for (const { keyword, verdict, why } of judgements) {
       const at = keyword === '' ? pointer : `${pointer}/${keyword}`
@@ -47,7 +76,11 @@ export function lint (form: unknown, options: LintOptions = {}): Finding[] {
       judged.set(at, verdicts)
       const list = verdicts.get(verdict) ?? []
       verdicts.set(verdict, list)
-      if (!list.some((entry) => entry.profile === profile && entry.why === why)) list.push({ profile, why, keyword })
+      const key = JSON.stringify([at, verdict, profile.name, why])
+      if (!held.has(key)) {
+        held.add(key)
+        list.push({ profile, why, keyword })
+      }
     }
   }
 

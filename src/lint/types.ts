@@ -26,4 +26,10 @@ export interface LintOptions {
   readonly bodyLimit?: number
   /** The address's `maxDepth`; `Infinity` for none. Default 64. */
   readonly maxDepth?: number
+  /**
+   * The largest form lint reads: bytes of its compact JSON and nesting of its objects and arrays.
+   * Past them lint throws GPT_ERR_FORM_TOO_LARGE or GPT_ERR_FORM_TOO_DEEP before reading further.
+   * Default 1048576 bytes (four times the address's default) and 256 deep (the address's default).
+   */
+  readonly limits?: { readonly formBytes?: number, readonly formDepth?: number }
 }

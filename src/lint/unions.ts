@@ -43,11 +43,55 @@ function disjoint (form: Json, x: Json, y: Json): boolean {
   return false
 }
 
+/** Up to this many alternatives, every pair is compared; past it, the work would grow with their square. */
+const PAIRWISE = 64
+/** Required members of the first alternative tried as a tag shared by all, past PAIRWISE. */
+const TAGS_TRIED = 8
+
 /** Whether every pair of a schema's oneOf alternatives is disjoint, as far as can be told cheaply. */
 export function disjointOneOf (form: Json, schema: JsonObject): boolean {
   const branches = listOf(schema['oneOf'])
+  if (branches.length > PAIRWISE) return disjointAtOnce(form, branches)
   for (let i = 0; i < branches.length; i++) {
     for (let j = i + 1; j < branches.length; j++) if (!disjoint(form, branches[i] as Json, branches[j] as Json)) return false
   }
   return true
+}
+
+/**
+ * Many alternatives, in time linear in the form: disjoint when each is a set of literals and no
+ * value is in two, or each requires the same member with literals no two share (a tag). Anything
+ * else is "may overlap": what could be told of it only pair by pair is not told.
+ */
+function disjointAtOnce (form: Json, branches: readonly Json[]): boolean {
+  const alive = branches.map((branch) => concrete(form, branch)).filter((branch) => branch !== false)
+  if (!alive.every(isObject)) return false
+  if (noneShared(alive.map(literals))) return true
+  const [first] = alive
+  const tags = listOf(first?.['required']).filter((name): name is string => typeof name === 'string').slice(0, TAGS_TRIED)
+  const required = alive.map((branch) => new Set(listOf(branch['required'])))
+  return tags.some((tag) => noneShared(alive.map((branch, i) => {
+    if (!required[i]?.has(tag)) return undefined
+    const member = concrete(form, (isObject(branch['properties']) ? branch['properties'][tag] : undefined) ?? true)
+    return isObject(member) ? literals(member) : undefined
+  })))
+}
+
+/** Whether every set is known and no value is in two of them. */
+function noneShared (sets: ReadonlyArray<readonly Json[] | undefined>): boolean {
+  const seen = new Set<string>()
+  for (const set of sets) {
+    if (set === undefined) return false
+    const own = new Set(set.map(canonical))
+    for (const key of own) if (seen.has(key)) return false
+    for (const key of own) seen.add(key)
+  }
+  return true
+}
+
+/** JSON with members in order of name: equal values (as `equal` has them) write the same. */
+function canonical (value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key] as Json)}`).join(',')}}`
+  return JSON.stringify(value)
 }

@@ -13,6 +13,12 @@ export const MAX_DEPTH = 24
 export const MAX_REPEAT = 3
 /** Values rendered in one page; past this, the rest is entered as JSON. */
 export const MAX_NODES = 500
+/**
+ * Values the page's script may build at once: at load, for every list's minItems (nested lists
+ * multiply), or for one "Add item". A list that would need more is entered as JSON, so that a form
+ * asking for 100,000 items gives a page that loads (draft §3.3), whatever the number.
+ */
+export const MAX_BUILT = 500
 
 /** Where a value appears: the name its label shows, and whether it may be left out. */
 interface Slot {
@@ -31,10 +37,14 @@ interface Context {
   id: number
   nodes: number
   depth: number
+  /** How many copies of what is rendered now the script builds at once: the minItems around it, multiplied. */
+  copies: number
+  /** Values the script builds at load or in one action, counted so far (at most MAX_BUILT). */
+  built: number
 }
 
 export function renderInputs (form: JsonObject): string {
-  return value(form, { root: form, open: [], id: 0, nodes: 0, depth: 0 }, { name: 'body', bare: true })
+  return value(form, { root: form, open: [], id: 0, nodes: 0, depth: 0, copies: 1, built: 0 }, { name: 'body', bare: true })
 }
 
 const isObject = (v: Json | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
@@ -62,6 +72,7 @@ function value (schema: Json, ctx: Context, slot: Slot): string {
       s = withSiblings(target, s)
     }
     if (++ctx.nodes > MAX_NODES || ctx.depth >= MAX_DEPTH) return json(ctx, slot, s, 'too deep for inputs')
+    ctx.built += ctx.copies
     ctx.depth++
     try {
       return node(s, ctx, slot)
@@ -410,7 +421,16 @@ function array (ctx: Context, slot: Slot, s: JsonObject): string {
   const d = help(ctx, s)
   const hints = [lengthHint(min, max, 'item'), s['uniqueItems'] === true ? 'no two alike' : undefined]
     .filter((h): h is string => h !== undefined)
+  // The item's inputs are built min times at load (once per "Add item" where min is 0): past
+  // MAX_BUILT in all, the list is written as JSON instead, and nothing is built.
+  const [copies, built, nodes] = [ctx.copies, ctx.built, ctx.nodes]
+  ctx.copies = copies * Math.max(min, 1)
   const item = value(items, ctx, { name: 'item', item: true })
+  ctx.copies = copies
+  if (ctx.built > MAX_BUILT) {
+    [ctx.built, ctx.nodes] = [built, nodes]
+    return json(ctx, slot, s, min > 1 ? `at least ${min} items, too many to build as inputs` : 'too many inputs to build')
+  }
   return `<fieldset class="node" data-kind="array" data-min="${min}"${max === undefined ? '' : ` data-max="${max}"`}${d.describedBy}>` +
     `<legend class="head">${label(slot, s, hints)}</legend>${d.html}<ol class="items"></ol>` +
     `<template><li class="item">${item}<button type="button" class="remove">Remove</button></li></template>` +
