@@ -187,7 +187,7 @@ const bare = (status: number, headers: Record<string, string> = {}): Response =>
 describe('arrivals that break §3 and §4', () => {
   const good = { p: 'x', m: [{ role: 'user', content: 'hi' }], s: { type: 'integer' } }
   const cases: [string, Response, string[]][] = [
-    ['a 404', bare(404), ['3.1-bare-get', '3.2-json', '3.2-members']],
+    ['a 404 (its body is no arrival: knock-ons are skipped, not failed)', bare(404), ['3.1-bare-get']],
     ['text/plain', { ...json(good), headers: { 'content-type': 'text/plain' } }, ['3.2-json']],
     ['a duplicate member', { ...json(good), body: Buffer.from('{"p":"","p":"","m":[],"s":{}}') }, ['3.2-json', '3.2-members']],
     ['an array', json([good]), ['3.2-members']],
