@@ -17,7 +17,7 @@ const run = promisify(execFile)
 async function cli (...argv: string[]): Promise<{ status: number, out: string, err: string }> {
   let out = ''
   let err = ''
-  const status = await main(argv, { write: (text: string) => { out += text } }, { write: (text: string) => { err += text } })
+  const status = await main(argv, { out: (text: string) => { out += text }, err: (text: string) => { err += text } })
   return { status, out, err }
 }
 
@@ -84,10 +84,11 @@ describe('fastify-gpt check <url>', () => {
     assert.match(strict.out, /not conformant \(strict: SHOULD counts\)/)
   })
 
-  it('fails §3.1 for an address that does not answer', async () => {
-    const { status, out } = await cli(`http://127.0.0.1:${await freePort()}/`)
-    assert.equal(status, 1)
-    assert.match(out, /3\.1-bare-get: .*\n.*ECONNREFUSED/)
+  it('says in one line that it could not reach an address, and exits 2', async () => {
+    const { status, out, err } = await cli(`http://127.0.0.1:${await freePort()}/`)
+    assert.equal(status, 2)
+    assert.equal(out, '')
+    assert.match(err, /^fastify-gpt check: could not reach the address \(could not connect: .*ECONNREFUSED.*\)\n$/)
   })
 
   it('answers usage errors with exit 2 and the usage', async () => {

@@ -1,4 +1,5 @@
 import type { CheckResult, Exchange, Level, Report } from './types.ts'
+import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
 // what came back; then every check, by draft section.
@@ -24,7 +25,7 @@ function exchange (e: Exchange): string[] {
   const lines = [`        sent: ${request.method} ${headers(request.headers) || '(no header)'}  ${request.method === 'POST' ? body : ''}`.trimEnd()]
   lines.push(response === undefined
     ? `        got:  ${e.unanswered ?? ''}`
-    : `        got:  ${response.status} ${headers(response.headers)}  ${response.body}`.trimEnd())
+    : `        got:  ${response.status} ${headers(response.headers)}  ${response.body}${response.cut === undefined ? '' : ` (cut: ${response.cut})`}`.trimEnd())
   return lines
 }
 
@@ -60,6 +61,8 @@ export function formatReport (report: Report): string {
   const musts = failed.filter((r) => r.level === 'MUST').length
   out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${report.requests} requests` +
     (report.rateLimited > 0 ? `, ${report.rateLimited} rate limited (429, waited out)` : ''))
+  if (report.unfinished !== undefined) out.push(`not checked in full: ${report.unfinished}`)
   out.push(report.ok ? 'conformant as far as checked' : `not conformant${report.strict ? ' (strict: SHOULD counts)' : ''}`)
-  return out.join('\n') + '\n'
+  // what an address sent is shown, never acted on by the terminal
+  return visible(out.join('\n'), true) + '\n'
 }
