@@ -35,7 +35,7 @@ const MAX_DEPTH = 16
 export const MAX_ITEMS = 1000
 export const MAX_LENGTH = 10_000
 export const MAX_MEMBERS = 1000
-/** Parts (values at any depth) of one generated value: arrays of arrays multiply. */
+/** Steps (values proposed at any depth, in branches given up too) to one value: arrays of arrays and unions multiply. */
 export const MAX_PARTS = 10_000
 const FORMATS: Readonly<Record<string, string>> = {
   'date-time': '2024-01-02T03:04:05Z',
@@ -160,7 +160,7 @@ export function generate (root: Schema, rng: () => number, small = false, failur
   }
 
   function value (raw: unknown, path: Path, depth: number): unknown {
-    if (++parts > MAX_PARTS) throw past(`a value of s would have more than ${MAX_PARTS} parts`)
+    if (++parts > MAX_PARTS) throw past(`building a value of s took more than ${MAX_PARTS} steps`)
     if (raw === true) return small ? null : pick([null, 0, 'a', true])
     if (!isObject(raw) || depth > MAX_DEPTH) throw new Fail()
     const schema = flatten(root, raw)
