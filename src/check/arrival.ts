@@ -130,7 +130,9 @@ function members (first: Answer, arrival: Response, results: Results, judgeTimeo
   else results.fail('4-form-valid', `s is not a valid 2020-12 schema: ${problem}`, [first])
   if (problem === undefined && judge.why === undefined) return { s: { form: s, judge } }
   judge.release()
-  return { s: { none: problem === undefined ? judge.why as string : 'there is no valid s' } }
+  return problem === undefined
+    ? { s: { none: judge.why as string }, unfinished: judge.why as string }
+    : { s: { none: 'there is no valid s' } }
 }
 
 /** draft §3.3: the page may be served to those asking for it, never in place of the JSON. */

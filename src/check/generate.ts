@@ -173,10 +173,13 @@ export function generate (root: Schema, rng: () => number, small = false, failur
       for (const i of order) {
         const branch = union[i]
         if (!isObject(branch)) continue
+        const kept = sites.length
         try {
           return value({ ...rest, ...flatten(root, branch) }, path, depth + 1)
         } catch (error) {
           if (!(error instanceof Fail)) throw error
+          // what a branch given up on generated is no part of the value
+          sites.length = kept
         }
       }
       throw new Fail()

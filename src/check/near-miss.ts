@@ -21,13 +21,18 @@ const length = (text: string): number => [...text].length
 
 /** Most characters, items or members a near-miss is made of: a bound past it is not built. */
 export const NEAR_MAX = 100_000
+/** Most bytes of JSON text the items or members added to make a near-miss may take. */
+export const NEAR_BYTES = 1024 * 1024
 /** Most verdicts asked for the near-misses of one value. */
 const VERDICTS = 2000
 
 /** A bound of s too large to build a near-miss against: the keyword's check is skipped, saying so. */
 class Beyond extends Error {}
-const within = (keyword: string, bound: number): number => {
+const within = (keyword: string, bound: number, copied?: unknown): number => {
   if (bound > NEAR_MAX) throw new Beyond(`"${keyword}": ${bound} asks for a near-miss larger than the checker builds (${NEAR_MAX})`)
+  // the copies added are as large as the value copied: a bound times a large value is large too
+  const each = copied === undefined ? 1 : (JSON.stringify(copied) ?? 'null').length + 8
+  if (bound * each > NEAR_BYTES) throw new Beyond(`"${keyword}": ${bound} asks for a near-miss larger than the checker builds (${NEAR_BYTES} bytes)`)
   return bound
 }
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -56,11 +61,13 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
     case 'minimum': case 'exclusiveMinimum': return typeof bound === 'number' ? [bound - 1, bound] : []
     case 'multipleOf': return typeof bound === 'number' && typeof current === 'number' ? [current + bound / 2] : []
     case 'maxItems': return Array.isArray(current) && current.length > 0 && typeof bound === 'number'
-      ? [[...current, ...Array.from({ length: within(keyword, bound + 1) - current.length }, () => current.at(-1))]]
+      ? [[...current, ...Array.from({ length: within(keyword, bound + 1, current.at(-1)) - current.length }, () => current.at(-1))]]
       : []
     case 'minItems': return Array.isArray(current) && current.length > 0 ? [current.slice(0, -1), []] : []
     case 'uniqueItems': return Array.isArray(current) && current.length > 0 ? [[...current, current[0]]] : []
-    case 'maxProperties': return isObject(current) && typeof bound === 'number' ? [widened(current, within(keyword, bound + 1))] : []
+    case 'maxProperties': return isObject(current) && typeof bound === 'number'
+      ? [widened(current, within(keyword, bound + 1, Object.values(current).at(-1) ?? null))]
+      : []
     case 'minProperties': return isObject(current) ? [Object.fromEntries(Object.entries(current).slice(0, -1))] : []
     default: return []
   }
