@@ -98,6 +98,8 @@ function admitted (form: object, admits: Admits, wanted: number, seed: number): 
     const failure: { why?: string } = {}
     const generated = generate(form as Record<string, unknown>, rng, i === 0, failure)
     if (generated === undefined) {
+      // a bound met once is met again: the tries left would each cost as much
+      if (failure.why !== undefined && why !== undefined) break
       why ??= failure.why
       continue
     }

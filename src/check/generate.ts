@@ -60,9 +60,13 @@ const FORMATS: Readonly<Record<string, string>> = {
 }
 const TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null']
 
-/** No value from this branch; `why` when a bound of the form is past what the checker builds. */
-class Fail extends Error {
-  constructor (readonly why?: string) { super(why) }
+/**
+ * No value from this branch; `why` when a bound of the form is past what the checker builds. Not
+ * an Error: it is thrown thousands of times on a form of recursive unions, and a stack trace each
+ * time would cost more than the search itself.
+ */
+class Fail {
+  constructor (readonly why?: string) {}
 }
 
 const where = (path: Path): string => path.map((step) => `/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('') || '(the top)'

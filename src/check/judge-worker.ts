@@ -6,6 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
 import { META_SCHEMAS } from './meta-schema.ts'
+import type { FormSummary } from './types.ts'
 
 const META_ID = 'https://json-schema.org/draft/2020-12/schema'
 
@@ -25,20 +26,35 @@ function staticRefs (value: unknown): unknown {
 const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixItems', 'allOf', '$ref', 'false',
   'dependentSchemas', 'if', 'then', 'else', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames'])
 
-export type Message = { readonly kind: 'hello' } | { readonly kind: 'form', readonly form: object } | { readonly kind: 'judge', readonly value: unknown }
+export type Message = { readonly kind: 'hello' } | { readonly kind: 'form', readonly form: object } | { readonly kind: 'judge', readonly value: unknown } | { readonly kind: 'lint' }
 export type Reply =
   | { readonly kind: 'ready' }
+  | { readonly kind: 'lint', readonly summary: FormSummary }
   | { readonly kind: 'form', readonly problem?: string }
   | { readonly kind: 'verdict', readonly valid: boolean, readonly keywords: readonly string[] }
   | { readonly kind: 'error', readonly message: string }
 
 let validator: Validator | undefined
 let meta: Validator | undefined
+let form: object | undefined
 
-function answer (message: Message): Reply {
+// the linter, loaded when first asked for: its word on s is advice, and costs what the form makes it cost
+const here = import.meta.url
+const LINT = new URL(here.endsWith('.ts') ? '../lint/index.ts' : '../lint/index.js', here).href
+
+async function summary (): Promise<Reply> {
+  const { lint, runtimeVerdicts } = await import(LINT) as typeof import('../lint/index.ts')
+  const findings = lint(form)
+  const count = (severity: string): number => findings.filter((f) => f.severity === severity).length
+  return { kind: 'lint', summary: { errors: count('error'), warnings: count('warning'), runtimes: runtimeVerdicts(findings) } }
+}
+
+async function answer (message: Message): Promise<Reply> {
   if (message.kind === 'hello') return { kind: 'ready' }
+  if (message.kind === 'lint') return summary()
   if (message.kind === 'form') {
     validator = undefined
+    form = message.form
     if (meta === undefined) {
       const [top, ...vocabularies] = META_SCHEMAS.map((text) => staticRefs(JSON.parse(text)) as Schema)
       meta = new Validator(top as Schema, '2020-12', false)
@@ -55,10 +71,10 @@ function answer (message: Message): Reply {
 }
 
 const { port, flag } = workerData as { port: MessagePort, flag: Int32Array }
-port.on('message', (message: Message) => {
+port.on('message', async (message: Message) => {
   let reply: Reply
   try {
-    reply = answer(message)
+    reply = await answer(message)
   } catch (error) {
     // a stack overflow or a $ref the validator cannot follow: no verdict, said so
     reply = { kind: 'error', message: error instanceof Error ? error.message : String(error) }

@@ -1,5 +1,6 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import type { Message, Reply } from './judge-worker.ts'
+import type { FormSummary } from './types.ts'
 
 // The checker's own verdicts, from @cfworker/json-schema: an implementation independent of the
 // Ajv that fastify-gpt enforces forms with, so that a fault of either shows as a disagreement.
@@ -22,6 +23,8 @@ export type Admits = (value: unknown) => Verdict | undefined
 export const DEFAULT_JUDGE_TIMEOUT = 5000
 /** Starting a thread and loading the validator is no verdict: it gets its own, longer, wait. */
 const START = 60_000
+/** The linter, loaded at its first use, gets at least this long. */
+const LINT_TIMEOUT = 20_000
 const HEAP_MB = 256
 const STACK_MB = 256
 
@@ -75,6 +78,15 @@ export class Judge {
   readonly admits: Admits = (value) => {
     const reply = this.#call({ kind: 'judge', value }, this.#timeout)
     return reply?.kind === 'verdict' ? { valid: reply.valid, keywords: new Set(reply.keywords) } : undefined
+  }
+
+  /**
+   * What `fastify-gpt lint` says of s, from the same thread within the same bound: advice, so a
+   * linter that takes too long leaves the report without it. Ends this judge's verdicts.
+   */
+  summary (): FormSummary | undefined {
+    const reply = this.#call({ kind: 'lint' }, Math.max(this.#timeout, LINT_TIMEOUT))
+    return reply?.kind === 'lint' ? reply.summary : undefined
   }
 
   #call (message: Message, timeout: number): Reply | undefined {

@@ -48,7 +48,7 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
         ? [String(current), null]
         : typeof current === 'string' ? [Number.isFinite(Number(current)) && current !== '' ? Number(current) : 1, null] : ['1', 1, null, [], {}]
     case 'maxLength': return typeof current === 'string' && typeof bound === 'number'
-      ? [current + (current.at(-1) ?? 'a').repeat(within(keyword, bound + 1) - length(current))]
+      ? [current + (current.at(-1) ?? 'a').repeat(Math.max(0, within(keyword, bound + 1) - length(current)))]
       : []
     case 'minLength': return typeof current === 'string' && typeof bound === 'number' && bound > 0 ? [[...current].slice(0, bound - 1).join('')] : []
     case 'enum': case 'const': {
@@ -61,7 +61,7 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
     case 'minimum': case 'exclusiveMinimum': return typeof bound === 'number' ? [bound - 1, bound] : []
     case 'multipleOf': return typeof bound === 'number' && typeof current === 'number' ? [current + bound / 2] : []
     case 'maxItems': return Array.isArray(current) && current.length > 0 && typeof bound === 'number'
-      ? [[...current, ...Array.from({ length: within(keyword, bound + 1, current.at(-1)) - current.length }, () => current.at(-1))]]
+      ? [[...current, ...Array.from({ length: Math.max(0, within(keyword, bound + 1, current.at(-1)) - current.length) }, () => current.at(-1))]]
       : []
     case 'minItems': return Array.isArray(current) && current.length > 0 ? [current.slice(0, -1), []] : []
     case 'uniqueItems': return Array.isArray(current) && current.length > 0 ? [[...current, current[0]]] : []

@@ -2,7 +2,6 @@ import { checkAct } from './act.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { Results } from './results.ts'
-import { lint, runtimeVerdicts } from '../lint/index.ts'
 import type { CheckOptions, FormSummary, Report, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
@@ -37,15 +36,17 @@ export async function check (send: Send, target: string, options: CheckOptions =
   const results = new Results()
   const arrived = await checkArrival(client, results, options.judgeTimeout)
   const { s } = arrived
+  let unfinished: string[] = []
+  let summary: FormSummary | undefined
   try {
     // nothing answered: no other check can say anything
     if (arrived.reached) await checkAct(client, results, s, { acts, bodySize: options.bodySize ?? DEFAULT_BODY_SIZE, seed: options.seed ?? 1 })
+    unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
+      .filter((why): why is string => why !== undefined)
+    summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
   } finally {
     s.judge?.release()
   }
-  const unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
-    .filter((why): why is string => why !== undefined)
-  const summary = s.form === undefined ? undefined : formSummary(s.form)
   return {
     ...report(target, options, client, results),
     ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
@@ -55,21 +56,6 @@ export async function check (send: Send, target: string, options: CheckOptions =
 
 const lowerCase = (headers: Readonly<Record<string, string>>): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
-
-/**
- * The linter's word on the form, summarised: which actors' decoders can act on it exactly. Advice
- * only: a form the linter cannot take leaves the report without it.
- */
-function formSummary (form: object): FormSummary | undefined {
-  let findings
-  try {
-    findings = lint(form)
-  } catch {
-    return undefined
-  }
-  const count = (severity: string): number => findings.filter((f) => f.severity === severity).length
-  return { errors: count('error'), warnings: count('warning'), runtimes: runtimeVerdicts(findings) }
-}
 
 function report (target: string, options: CheckOptions, client: Client, results: Results): Report {
   const strict = options.strict === true
