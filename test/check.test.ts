@@ -35,7 +35,7 @@ describe('addresses that keep the draft pass every check', () => {
     // The linter's word on the form comes with the report: advice, never a failed check.
     assert.deepEqual(board.form?.runtimes.map((r) => r.decoder), ['openai-strict', 'anthropic', 'gemini', 'llama-cpp', 'xgrammar', 'outlines', 'llguidance'])
     assert.equal(board.form?.runtimes.find((r) => r.decoder === 'openai-strict')?.verdict, 'refused', 'an optional member: OpenAI strict refuses')
-    assert.match(formatReport(board), /The form \(fastify-gpt lint: advice for its author, not checks\): \d+ error\(s\), \d+ warning\(s\)\n {2}exact: .*\n {2}loosened: .*\n {2}refused: .*openai-strict/)
+    assert.match(formatReport(board), /The form \(fastify-gpt lint: advice for its author, not checks\): \d+ errors?, \d+ warnings?\n {2}exact: .*\n {2}loosened: .*\n {2}refused: .*openai-strict/)
 
     const votes = await checkAddress(app, { path: '/poll', acts: 6 })
     assert.deepEqual(failed(votes), [])
