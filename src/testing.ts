@@ -9,10 +9,15 @@ import type { CheckOptions, Report, Response, Send } from './check/types.ts'
 
 export { check, formatReport, httpSender }
 export type { CheckOptions, CheckResult, Exchange, Level, Outcome, Report, Request, Response, Send } from './check/types.ts'
+export type { HttpOptions } from './check/http.ts'
 
 export interface AddressOptions extends CheckOptions {
   /** The address's path on the app, e.g. `/poll`. Default `/`. */
   readonly path?: string
+  /** Over HTTP: milliseconds an exchange may take, body included. Default 10000. */
+  readonly timeout?: number
+  /** Over HTTP: most bytes of an answer read. Default 8 MiB. */
+  readonly maxBytes?: number
 }
 
 const CHUNK = 64 * 1024
@@ -51,10 +56,10 @@ export function flatten (headers: Record<string, string | string[] | number | un
  * to the report: `report.ok` is false when a MUST failed (with `strict`, a SHOULD too).
  */
 export async function checkAddress (target: FastifyInstance | string | URL, options: AddressOptions = {}): Promise<Report> {
-  const { path = '/', ...rest } = options
+  const { path = '/', timeout, maxBytes, ...rest } = options
   if (typeof target === 'string' || target instanceof URL) {
     const url = new URL(target)
-    return check(httpSender(url), url.href, rest)
+    return check(httpSender(url, { ...(timeout === undefined ? {} : { timeout }), ...(maxBytes === undefined ? {} : { maxBytes }) }), url.href, rest)
   }
   await target.ready()
   return check(injectSender(target, path), `inject ${path}`, rest)

@@ -1,9 +1,9 @@
-import type { Answer, Client } from './client.ts'
+import { held, type Answer, type Client } from './client.ts'
 import { bytes, duplicated, invalidUtf8, padded } from './bytes.ts'
 import { formCheck } from './catalogue.ts'
 import { generate, random, type Generated } from './generate.ts'
-import { judge, type Verdict } from './judge.ts'
-import { KEYWORDS, nearMisses, type NearMiss } from './near-miss.ts'
+import type { Admits, Judge } from './judge.ts'
+import { KEYWORDS, nearMisses, type NearMiss, type NearMisses } from './near-miss.ts'
 import { acted, difference, type Results } from './results.ts'
 import { constraints } from './vocabulary.ts'
 import type { Request, Response } from './types.ts'
@@ -28,8 +28,11 @@ const TRIES = 40
 const post = (body: Uint8Array, headers: Readonly<Record<string, string>> = JSON_TYPE, chunked = false): Request =>
   ({ method: 'POST', headers, body, ...(chunked ? { chunked } : {}) })
 
-/** The checks of §5 and §6, given s (undefined when the arrival had none). */
-export async function checkAct (client: Client, results: Results, form: object | undefined, options: ActOptions): Promise<void> {
+/** s as the act checks need it: the form and its judge, or why there is none to reason about. */
+export type Form = { readonly form: object, readonly judge: Judge } | { readonly form?: undefined, readonly judge?: undefined, readonly none: string }
+
+/** The checks of §5 and §6, given s (or why there is none). */
+export async function checkAct (client: Client, results: Results, s: Form, options: ActOptions): Promise<void> {
   const refusals: Answer[] = [] // answers to bodies that must be refused, sent as application/json
   const refuse = async (id: string, requests: readonly Request[]): Promise<void> => {
     const answers: Answer[] = []
@@ -41,35 +44,41 @@ export async function checkAct (client: Client, results: Results, form: object |
   await refuse('5.2-empty', [post(new Uint8Array(0))])
   const byContentType = await contentTypes(client, refusals)
 
-  const admits = form === undefined ? undefined : judge(form)
-  const values = admits === undefined ? [] : admitted(form as object, admits, Math.max(BASES, options.acts), options.seed)
+  const { form } = s
+  const admits = form === undefined ? undefined : s.judge.admits
+  const { values, why } = admits === undefined ? { values: [] } : admitted(form as object, admits, Math.max(BASES, options.acts), options.seed)
   const base = values[0]
-  const noValue = admits === undefined ? 'there is no valid s' : 'no value that s admits could be generated'
+  // why a check that needs s, or a value it admits, cannot run: the most telling reason known now
+  const noValue = (): string => form === undefined
+    ? s.none
+    : s.judge.why ?? (why === undefined ? 'no value that s admits could be generated' : `no value that s admits could be generated: ${why}`)
   const optional = async (id: string, build: (value: unknown) => Uint8Array | string | undefined, absent: string): Promise<void> => {
-    if (base === undefined) return results.skip(id, noValue)
+    if (base === undefined) return results.skip(id, noValue())
     for (const { value } of values) {
       const body = build(value)
       if (body !== undefined) return refuse(id, [post(typeof body === 'string' ? bytes(body) : body)])
     }
-    results.skip(id, absent)
+    results.skip(id, form === undefined ? absent : s.judge.why ?? absent)
   }
 
-  await optional('5.2-trailing', (value) => `${JSON.stringify(value)} x`, noValue)
+  await optional('5.2-trailing', (value) => `${JSON.stringify(value)} x`, noValue())
   await optional('5.2-duplicate', (value) => duplicated(value, 'same', false), 'no value that s admits has a member')
   await optional('5.2-duplicate-nested', (value) => duplicated(value, 'same', true), 'no value that s admits has an object with a member below the top')
   await optional('5.2-duplicate-escaped', (value) => duplicated(value, 'escaped', false), 'no value that s admits has a member')
-  await optional('5.2-utf8', (value) => invalidUtf8(value, admits as (v: unknown) => Verdict), 'no value that s admits has a string that may hold U+FFFD')
+  await optional('5.2-utf8', (value) => invalidUtf8(value, admits as Admits), 'no value that s admits has a string that may hold U+FFFD')
+  // a value s admits that the checker could not build for its own bounds: the run is unfinished
+  if (base === undefined && why !== undefined && s.form !== undefined) results.limits.push(noValue())
   if (base === undefined) {
-    results.skip('5.2-size-declared', noValue)
-    results.skip('5.2-size-chunked', noValue)
+    results.skip('5.2-size-declared', noValue())
+    results.skip('5.2-size-chunked', noValue())
   } else {
     const large = padded(base.value, options.bodySize)
     await refuse('5.2-size-declared', [post(large)])
     await refuse('5.2-size-chunked', [post(large, JSON_TYPE, true)])
   }
 
-  if (form !== undefined && admits !== undefined) await keywords(form, values, admits, options.acts, refuse, results)
-  const withActs = await acts(client, results, values, options.acts)
+  if (form !== undefined) await keywords(form, values, s.judge, options.acts, refuse, results)
+  const withActs = await acts(client, results, values, options.acts, noValue())
   const finding = byContentType ?? withActs
   if (finding === undefined) results.pass('5.1-content-type')
   else if ('held' in finding) results.skip('5.1-content-type', finding.held)
@@ -77,27 +86,44 @@ export async function checkAct (client: Client, results: Results, form: object |
   uniform(results, refusals)
 }
 
-/** Distinct values s admits, the least first, as the judge decides. */
-function admitted (form: object, admits: (value: unknown) => Verdict, wanted: number, seed: number): Generated[] {
+/**
+ * Distinct values s admits, the least first, as the judge decides; when none, why, if a bound of
+ * s is past what the checker builds.
+ */
+function admitted (form: object, admits: Admits, wanted: number, seed: number): { values: Generated[], why?: string } {
   const rng = random(seed)
   const found = new Map<string, Generated>()
+  let why: string | undefined
   for (let i = 0; i < wanted * TRIES && found.size < wanted; i++) {
-    const generated = generate(form as Record<string, unknown>, rng, i === 0)
-    if (generated === undefined || !admits(generated.value).valid) continue
+    const failure: { why?: string } = {}
+    const generated = generate(form as Record<string, unknown>, rng, i === 0, failure)
+    if (generated === undefined) {
+      // a bound met once is met again: the tries left would each cost as much
+      if (failure.why !== undefined && why !== undefined) break
+      why ??= failure.why
+      continue
+    }
+    const verdict = admits(generated.value)
+    if (verdict === undefined) break
+    if (!verdict.valid) continue
     const text = JSON.stringify(generated.value)
     if (!found.has(text)) found.set(text, generated)
   }
-  return [...found.values()]
+  return { values: [...found.values()], ...(why === undefined ? {} : { why }) }
 }
+
+/** The status an answer came with, and why its body did not come in full, if it did not. */
+const status = (answer: Answer): string =>
+  `${answer.response?.status ?? ''}${answer.response?.cut === undefined ? '' : ` (${answer.response.cut})`}`
 
 /** A must-refuse check from its answers: an act fails it; only missing answers leave it open. */
 function conclude (results: Results, id: string, answers: readonly Answer[]): void {
   const taken = answers.filter((a) => a.response !== undefined && acted(a.response))
   if (taken.length > 0) {
-    return results.fail(id, `acted on a body it must refuse: answered ${taken.map((a) => a.response?.status).join(', ')}`, taken)
+    return results.fail(id, `acted on a body it must refuse: answered ${taken.map(status).join(', ')}`, taken)
   }
-  const held = answers.find((a) => a.lost === 'budget' || a.lost === 'rate-limit')
-  if (held !== undefined) return results.skip(id, held.unanswered as string)
+  const holding = answers.find(held)
+  if (holding !== undefined) return results.skip(id, holding.unanswered as string)
   results.pass(id)
 }
 
@@ -123,7 +149,7 @@ async function contentTypes (client: Client, refusals: Answer[]): Promise<Findin
 async function keywords (
   form: object,
   values: readonly Generated[],
-  admits: (value: unknown) => Verdict,
+  judge: Judge,
   acts: number,
   refuse: (id: string, requests: readonly Request[]) => Promise<void>,
   results: Results
@@ -131,20 +157,24 @@ async function keywords (
   const cap = Math.max(PER_KEYWORD, Math.min(acts, 5))
   const byKeyword = new Map<string, NearMiss[]>()
   const sent = new Set<string>()
-  for (const generated of values) {
-    for (const miss of nearMisses(generated, admits)) {
-      const text = JSON.stringify(miss.value)
-      const list = byKeyword.get(miss.keyword) ?? []
-      if (sent.has(text) || list.length >= cap) continue
-      sent.add(text)
-      list.push(miss)
-      byKeyword.set(miss.keyword, list)
-    }
+  const misses: NearMisses = { found: [], beyond: new Map() }
+  // a few values give every keyword its near-misses; more would only cost verdicts
+  for (const generated of values.slice(0, BASES + 2)) nearMisses(generated, judge.admits, cap + 1, misses)
+  for (const miss of misses.found) {
+    const text = JSON.stringify(miss.value)
+    const list = byKeyword.get(miss.keyword) ?? []
+    if (sent.has(text) || list.length >= cap) continue
+    sent.add(text)
+    list.push(miss)
+    byKeyword.set(miss.keyword, list)
   }
   for (const keyword of constraints(form)) {
     const id = formCheck(keyword)
-    const misses = byKeyword.get(keyword)
-    if (misses !== undefined) await refuse(id, misses.map((miss) => post(bytes(JSON.stringify(miss.value)))))
+    const built = byKeyword.get(keyword)
+    if (built !== undefined) await refuse(id, built.map((miss) => post(bytes(JSON.stringify(miss.value)))))
+    else if (misses.beyond.has(keyword)) results.limit(id, misses.beyond.get(keyword) as string)
+    else if (judge.why !== undefined) results.skip(id, judge.why)
+    else if (values.length === 0) results.skip(id, 'no value that s admits could be generated to build a near-miss from')
     else if ((KEYWORDS as readonly string[]).includes(keyword)) results.skip(id, `no near-miss that only "${keyword}" refuses could be built`)
     else results.skip(id, `the checker builds no near-miss for "${keyword}"`)
   }
@@ -160,10 +190,10 @@ const PLAN: readonly Readonly<Record<string, string>>[] = [JSON_TYPE, { ...JSON_
  * independent validator (§5.2 (3)); one refused only with another Content-Type is §5.1's; only
  * with a GPT-Actor, §6's. Returns the §5.1 finding.
  */
-async function acts (client: Client, results: Results, values: readonly Generated[], wanted: number): Promise<Finding> {
+async function acts (client: Client, results: Results, values: readonly Generated[], wanted: number, noValue: string): Promise<Finding> {
   const ids = ['5.2-admitted', '5.3-success', '6-actor'] as const
   if (wanted === 0 || values.length === 0) {
-    const why = wanted === 0 ? 'sends acts: run with acts (--acts N)' : 'no value that s admits could be generated'
+    const why = wanted === 0 ? 'sends acts: run with acts (--acts N)' : noValue
     for (const id of ids) results.skip(id, why)
     return undefined
   }
@@ -173,24 +203,28 @@ async function acts (client: Client, results: Results, values: readonly Generate
     const { value } = values[i % values.length] as Generated
     answers.push(await client.exchange(post(bytes(JSON.stringify(value)), PLAN[i % PLAN.length])))
   }
-  const refused = (a: Answer): boolean => a.response !== undefined && !acted(a.response)
+  // an admitted value met with a dropped connection was not acted on, as far as anyone can tell
+  const refused = (a: Answer): boolean => a.response === undefined ? !held(a) : !acted(a.response)
   const plain = answers.filter((a) => a.request.headers === JSON_TYPE)
   const labelled = answers.filter((a) => a.request.headers['gpt-actor'] === undefined && a.request.headers !== JSON_TYPE)
   const actors = answers.filter((a) => a.request.headers['gpt-actor'] !== undefined)
 
   const disagreed = plain.filter(refused)
-  if (plain.every((a) => a.response === undefined)) results.skip('5.2-admitted', (plain[0] as Answer).unanswered as string)
+  if (plain.every(held)) results.skip('5.2-admitted', (plain[0] as Answer).unanswered as string)
   else if (disagreed.length === 0) results.pass('5.2-admitted')
   else {
     const first = disagreed[0] as Answer
     results.fail('5.2-admitted', `s admits ${new TextDecoder().decode(first.request.body)} (the independent validator: valid), ` +
-      `yet the address answered ${first.response?.status ?? ''}${disagreed.length > 1 ? ` (${disagreed.length} such values)` : ''}`, disagreed)
+      `yet the address ${first.response === undefined ? `gave ${first.unanswered}` : `answered ${status(first)}`}` +
+      `${disagreed.length > 1 ? ` (${disagreed.length} such values)` : ''}`, disagreed)
   }
   const taken = answers.filter((a) => a.response !== undefined && acted(a.response))
   const malformed = taken.filter(({ response }) => response?.status !== 200 || !isJsonResponse(response))
   if (taken.length === 0) results.skip('5.3-success', 'no act was taken')
   else if (malformed.length === 0) results.pass('5.3-success')
-  else results.fail('5.3-success', 'an act was not answered 200 with a JSON body and Content-Type application/json', malformed)
+  else if (malformed.some((a) => a.response?.cut !== undefined)) {
+    results.fail('5.3-success', `an act was answered ${status(malformed.find((a) => a.response?.cut !== undefined) as Answer)}: no whole JSON body`, malformed)
+  } else results.fail('5.3-success', 'an act was not answered 200 with a JSON body and Content-Type application/json', malformed)
 
   const taking = plain.some((a) => a.response !== undefined && acted(a.response))
   if (actors.length === 0 || !taking) results.skip('6-actor', 'needs a plain JSON act taken and one with GPT-Actor: --acts 2 or more')
@@ -204,7 +238,7 @@ async function acts (client: Client, results: Results, values: readonly Generate
 }
 
 function isJsonResponse (response: Response): boolean {
-  if (!/^application\/json\s*(;|$)/i.test(response.headers['content-type'] ?? '')) return false
+  if (response.cut !== undefined || !/^application\/json\s*(;|$)/i.test(response.headers['content-type'] ?? '')) return false
   try {
     JSON.parse(new TextDecoder().decode(response.body))
     return true

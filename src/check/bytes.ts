@@ -1,4 +1,4 @@
-import type { Verdict } from './judge.ts'
+import type { Admits } from './judge.ts'
 import { replace, valueAt } from './near-miss.ts'
 
 // Bodies that no strict parser takes (draft §5.2 (2)), each built around a value the form admits,
@@ -49,11 +49,11 @@ const REPLACEMENT_BYTES = [0xef, 0xbf, 0xbd]
  * value a lenient decoder makes of it (U+FFFD in its place) is still admitted. Undefined if no
  * string allows it.
  */
-export function invalidUtf8 (value: unknown, admits: (value: unknown) => Verdict): Uint8Array | undefined {
+export function invalidUtf8 (value: unknown, admits: Admits): Uint8Array | undefined {
   for (const path of stringPaths(value, [])) {
     const changed = replace(value, path, REPLACEMENT + [...(valueAt(value, path) as string)].slice(1).join(''))
     const text = JSON.stringify(changed)
-    if (text.split(REPLACEMENT).length !== 2 || !admits(changed).valid) continue
+    if (text.split(REPLACEMENT).length !== 2 || admits(changed)?.valid !== true) continue
     const encoded = bytes(text)
     const at = indexOf(encoded, REPLACEMENT_BYTES)
     return Uint8Array.from([...encoded.subarray(0, at), 0xff, ...encoded.subarray(at + 3)])

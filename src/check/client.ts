@@ -1,3 +1,5 @@
+import { Unreachable } from './http.ts'
+import { visible } from './visible.ts'
 import type { Exchange, Request, Response, Send } from './types.ts'
 
 // The checker's one way to the address: requests one at a time, paced, within a budget, and a
@@ -8,21 +10,38 @@ export type Answer =
   | { readonly request: Request, readonly response: Response, readonly unanswered?: undefined, readonly lost?: undefined }
   | { readonly request: Request, readonly response?: undefined, readonly unanswered: string, readonly lost: Lost }
 
-/** Why no answer came: the checker held back (budget, rate limit), or the connection failed. */
-export type Lost = 'budget' | 'rate-limit' | 'connection'
+/**
+ * Why no answer came: the checker held back (its request budget or time limit spent, a rate
+ * limit outlasting its patience), the connection failed, or none could even be made.
+ */
+export type Lost = 'budget' | 'time' | 'rate-limit' | 'connection' | 'unreachable'
+
+/** Losses that say nothing of the address: the checker held back. */
+export const held = (answer: Answer): boolean => answer.lost === 'budget' || answer.lost === 'time' || answer.lost === 'rate-limit'
 
 export interface ClientOptions {
   readonly maxRequests: number
   readonly interval: number
   readonly maxWait: number
   readonly sleep: (ms: number) => Promise<void>
+  /** When the run must end (ms since the epoch), and its length in seconds, for the report. */
+  readonly deadline?: number
+  readonly timeLimit?: number
+  /** Sent with every POST only (draft §3.1: a GET needs no header). */
+  readonly actHeaders?: Readonly<Record<string, string>>
+  readonly progress?: (message: string) => void
 }
+
+/** A wait longer than this is worth telling a person about. */
+const NOTICEABLE = 1000
 
 const RETRIES = 3
 
 export class Client {
   requests = 0
   rateLimited = 0
+  /** Whether a request was held back because the time limit had passed. */
+  timedOut = false
   readonly #send: Send
   readonly #options: ClientOptions
 
@@ -35,26 +54,60 @@ export class Client {
     return this.requests >= this.#options.maxRequests
   }
 
+  /** Whether the run's time limit has passed. */
+  get late (): boolean {
+    return this.#options.deadline !== undefined && Date.now() >= this.#options.deadline
+  }
+
+  /** Why no more checks can run, if so. */
+  get stopped (): string | undefined {
+    if (this.late) return `the time limit (${this.#options.timeLimit ?? 0} s) is spent`
+    if (this.spent) return `the request budget (${this.#options.maxRequests}) is spent`
+    return undefined
+  }
+
   async exchange (request: Request): Promise<Answer> {
+    const { actHeaders, progress } = this.#options
+    const sent = request.method === 'POST' && actHeaders !== undefined ? { ...request, headers: { ...actHeaders, ...request.headers } } : request
     for (let attempt = 0; ; attempt++) {
-      if (this.spent) return { request, unanswered: `the request budget (${this.#options.maxRequests}) is spent`, lost: 'budget' }
+      if (this.late) {
+        this.timedOut = true
+        return { request, unanswered: this.stopped as string, lost: 'time' }
+      }
+      if (this.spent) return { request, unanswered: this.stopped as string, lost: 'budget' }
       if (this.requests > 0 && this.#options.interval > 0) await this.#options.sleep(this.#options.interval)
       this.requests++
       let response: Response
+      const slow = progress === undefined
+        ? undefined
+        : setTimeout(() => progress(`waiting for the answer to ${request.method} ${describe(request)}…`), NOTICEABLE)
       try {
-        response = await this.#send(request)
+        response = await this.#send(sent)
       } catch (error) {
-        return { request, unanswered: `no answer: ${error instanceof Error ? error.message : String(error)}`, lost: 'connection' }
+        const message = error instanceof Error ? error.message : String(error)
+        return error instanceof Unreachable
+          ? { request, unanswered: `could not connect: ${message}`, lost: 'unreachable' }
+          : { request, unanswered: `no answer: ${message}`, lost: 'connection' }
+      } finally {
+        clearTimeout(slow)
       }
       if (response.status !== 429) return { request, response }
       this.rateLimited++
       const wait = retryAfter(response.headers['retry-after'])
-      if (attempt >= RETRIES || wait > this.#options.maxWait) {
+      const deadline = this.#options.deadline ?? Infinity
+      if (attempt >= RETRIES || wait > this.#options.maxWait || Date.now() + wait * 1000 > deadline) {
         return { request, unanswered: `rate limited (429, Retry-After: ${response.headers['retry-after'] ?? 'none'})`, lost: 'rate-limit' }
       }
+      if (wait * 1000 > NOTICEABLE) progress?.(`rate limited (429): waiting ${wait} s, as Retry-After asks`)
       await this.#options.sleep(wait * 1000)
     }
   }
+}
+
+/** A request in a few words, for progress lines. */
+function describe (request: Request): string {
+  if (request.method === 'GET') return Object.keys(request.headers).length === 0 ? '(no header)' : Object.keys(request.headers).join(', ')
+  return `of ${request.body?.length ?? 0} bytes`
 }
 
 /** Seconds to wait: Retry-After as delay-seconds or an HTTP-date (RFC 9110 §10.2.3); 1 without one. */
@@ -68,13 +121,16 @@ export function retryAfter (field: string | undefined, now = Date.now()): number
 const decoder = new TextDecoder('utf-8', { fatal: true })
 const SHOWN = 240
 
-/** A body as a report shows it: UTF-8 text, or bytes escaped where it is not; cut past 240 characters. */
+/**
+ * A body as a report shows it: UTF-8 text, or bytes escaped where it is not; cut past 240
+ * characters; control characters escaped (an address may send ESC or BEL to a terminal).
+ */
 export function printable (body: Uint8Array | undefined): string {
   if (body === undefined || body.length === 0) return ''
   const head = body.subarray(0, SHOWN * 4)
   let text: string
   try {
-    text = decoder.decode(head)
+    text = visible(decoder.decode(head))
   } catch {
     text = Array.from(head, (b) => b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`).join('')
   }
@@ -93,6 +149,6 @@ export function evidence (answer: Answer): Exchange {
     },
     ...(response === undefined
       ? { unanswered: answer.unanswered }
-      : { response: { status: response.status, headers: response.headers, body: printable(response.body) } })
+      : { response: { status: response.status, headers: response.headers, body: printable(response.body), ...(response.cut === undefined ? {} : { cut: response.cut }) } })
   }
 }

@@ -30,6 +30,13 @@ export function random (seed: number): () => number {
 }
 
 const MAX_DEPTH = 16
+// What the generator builds at most. A bound the form demands beyond these (`"minItems": 1e9`) is
+// no allocation: the value is not built, and the checks that needed it say why.
+export const MAX_ITEMS = 1000
+export const MAX_LENGTH = 10_000
+export const MAX_MEMBERS = 1000
+/** Steps (values proposed at any depth, in branches given up too) to one value: arrays of arrays and unions multiply. */
+export const MAX_PARTS = 10_000
 const FORMATS: Readonly<Record<string, string>> = {
   'date-time': '2024-01-02T03:04:05Z',
   date: '2024-01-02',
@@ -53,7 +60,16 @@ const FORMATS: Readonly<Record<string, string>> = {
 }
 const TYPES = ['object', 'array', 'string', 'integer', 'number', 'boolean', 'null']
 
-class Fail extends Error {}
+/**
+ * No value from this branch; `why` when a bound of the form is past what the checker builds. Not
+ * an Error: it is thrown thousands of times on a form of recursive unions, and a stack trace each
+ * time would cost more than the search itself.
+ */
+class Fail {
+  constructor (readonly why?: string) {}
+}
+
+const where = (path: Path): string => path.map((step) => `/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('') || '(the top)'
 
 const isObject = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value)
 
@@ -61,7 +77,7 @@ const isObject = (value: unknown): value is Schema => value !== null && typeof v
 export function resolve (root: Schema, ref: string): Schema | undefined {
   if (!ref.startsWith('#')) return undefined
   if (ref === '#') return root
-  if (!ref.startsWith('#/')) return findAnchor(root, ref.slice(1))
+  if (!ref.startsWith('#/')) return anchors(root).get(ref.slice(1))
   let node: unknown = root
   for (const raw of ref.slice(2).split('/')) {
     const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~')
@@ -70,21 +86,24 @@ export function resolve (root: Schema, ref: string): Schema | undefined {
   return isObject(node) ? node : undefined
 }
 
-function findAnchor (node: unknown, anchor: string): Schema | undefined {
-  if (Array.isArray(node)) {
-    for (const item of node) {
-      const found = findAnchor(item, anchor)
-      if (found !== undefined) return found
+const ANCHORS = new WeakMap<Schema, Map<string, Schema>>()
+
+/** Every `$anchor` of the form, found once, without recursion (the form's depth is the address's choice). */
+function anchors (root: Schema): Map<string, Schema> {
+  let found = ANCHORS.get(root)
+  if (found !== undefined) return found
+  found = new Map()
+  const stack: unknown[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (Array.isArray(node)) for (const item of node) stack.push(item)
+    else if (isObject(node)) {
+      if (typeof node['$anchor'] === 'string' && !found.has(node['$anchor'])) found.set(node['$anchor'], node)
+      for (const member of Object.values(node)) if (member !== null && typeof member === 'object') stack.push(member)
     }
-    return undefined
   }
-  if (!isObject(node)) return undefined
-  if (node['$anchor'] === anchor) return node
-  for (const member of Object.values(node)) {
-    const found = findAnchor(member, anchor)
-    if (found !== undefined) return found
-  }
-  return undefined
+  ANCHORS.set(root, found)
+  return found
 }
 
 /**
@@ -131,13 +150,21 @@ const count = (value: unknown, fallback: number): number => typeof value === 'nu
 
 /**
  * A value for `root`, varied by `rng`: which union branch, which optional members, how long. The
- * first proposal (`small`) keeps to the least the form asks for. Undefined when nothing came out.
+ * first proposal (`small`) keeps to the least the form asks for. Undefined when nothing came out;
+ * then `failure.why` says why, if a bound of the form is past what the checker builds.
  */
-export function generate (root: Schema, rng: () => number, small = false): Generated | undefined {
+export function generate (root: Schema, rng: () => number, small = false, failure: { why?: string } = {}): Generated | undefined {
   const sites: Site[] = []
   const pick = <T>(items: readonly T[]): T => items[small ? 0 : Math.floor(rng() * items.length)] as T
+  let parts = 0
+  let beyond: string | undefined
+  const past = (why: string): Fail => {
+    beyond ??= why
+    return new Fail(why)
+  }
 
   function value (raw: unknown, path: Path, depth: number): unknown {
+    if (++parts > MAX_PARTS) throw past(`building a value of s took more than ${MAX_PARTS} steps`)
     if (raw === true) return small ? null : pick([null, 0, 'a', true])
     if (!isObject(raw) || depth > MAX_DEPTH) throw new Fail()
     const schema = flatten(root, raw)
@@ -150,10 +177,13 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
       for (const i of order) {
         const branch = union[i]
         if (!isObject(branch)) continue
+        const kept = sites.length
         try {
           return value({ ...rest, ...flatten(root, branch) }, path, depth + 1)
         } catch (error) {
           if (!(error instanceof Fail)) throw error
+          // what a branch given up on generated is no part of the value
+          sites.length = kept
         }
       }
       throw new Fail()
@@ -168,7 +198,7 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
     switch (kind) {
       case 'object': return object(schema, path, depth)
       case 'array': return array(schema, path, depth)
-      case 'string': return string(schema)
+      case 'string': return string(schema, path)
       case 'integer': case 'number': return number(schema, kind === 'integer')
       case 'boolean': return small || rng() < 0.5
       default: return null
@@ -178,10 +208,12 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
   function object (schema: Schema, path: Path, depth: number): object {
     const properties = isObject(schema['properties']) ? schema['properties'] : {}
     const required = Array.isArray(schema['required']) ? schema['required'].filter((n): n is string => typeof n === 'string') : []
+    const least = Math.max(required.length, count(schema['minProperties'], 0))
+    if (least > MAX_MEMBERS) throw past(`${where(path)} asks for ${least} members, more than the checker builds (${MAX_MEMBERS})`)
     const names = new Set(required)
-    for (const name of Object.keys(properties)) if (!small && rng() < 0.5) names.add(name)
+    for (const name of Object.keys(properties)) if (!small && names.size < MAX_MEMBERS && rng() < 0.5) names.add(name)
     // members beyond the named ones, where minProperties asks for more
-    for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 64; i++) names.add(`m${i}`)
+    for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 2 * MAX_MEMBERS; i++) names.add(`m${i}`)
     const out: Record<string, unknown> = {}
     for (const name of names) {
       const member = properties[name] ?? (isObject(schema['additionalProperties']) ? schema['additionalProperties'] : true)
@@ -193,6 +225,9 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
   function array (schema: Schema, path: Path, depth: number): unknown[] {
     const prefix = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : []
     const min = count(schema['minItems'], 0)
+    if (min > MAX_ITEMS || prefix.length > MAX_ITEMS) {
+      throw past(`${where(path)} asks for ${Math.max(min, prefix.length)} items, more than the checker builds (${MAX_ITEMS})`)
+    }
     const max = count(schema['maxItems'], min + 3)
     const length = Math.max(prefix.length > max ? max : 0, small ? min : min + Math.floor(rng() * (Math.min(max, min + 3) - min + 1)))
     const items = schema['items'] === undefined ? true : schema['items']
@@ -201,15 +236,14 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
     return out
   }
 
-  function string (schema: Schema): string {
+  function string (schema: Schema, path: Path): string {
     if (typeof schema['format'] === 'string' && FORMATS[schema['format']] !== undefined) return FORMATS[schema['format']] as string
     const min = count(schema['minLength'], 0)
+    if (min > MAX_LENGTH) throw past(`${where(path)} asks for ${min} characters, more than the checker builds (${MAX_LENGTH})`)
     const max = count(schema['maxLength'], min + 12)
     const length = small ? Math.max(min, Math.min(1, max)) : min + Math.floor(rng() * (Math.min(max, min + 12) - min + 1))
     const letters = 'gptaddressform'
-    let text = ''
-    for (let i = 0; i < length; i++) text += letters[i % letters.length] as string
-    return text
+    return letters.repeat(Math.ceil(length / letters.length)).slice(0, length)
   }
 
   function number (schema: Schema, integer: boolean): number {
@@ -228,9 +262,27 @@ export function generate (root: Schema, rng: () => number, small = false): Gener
   try {
     return { value: value(root, [], 0), sites }
   } catch (error) {
-    if (error instanceof Fail) return undefined
-    throw error
+    if (!(error instanceof Fail)) throw error
+    if (beyond !== undefined) failure.why = beyond
+    return undefined
   }
 }
 
-const refs = (schema: unknown): number => JSON.stringify(schema ?? null).split('"$ref"').length - 1
+const REFS = new WeakMap<object, number>()
+
+/** How many `$ref`s a branch holds, counted once a branch, without recursion. */
+function refs (schema: unknown): number {
+  if (schema === null || typeof schema !== 'object') return 0
+  const known = REFS.get(schema)
+  if (known !== undefined) return known
+  let n = 0
+  const stack: unknown[] = [schema]
+  while (stack.length > 0) {
+    const node = stack.pop()
+    if (node === null || typeof node !== 'object') continue
+    if (!Array.isArray(node) && typeof (node as Record<string, unknown>)['$ref'] === 'string') n++
+    for (const member of Object.values(node)) stack.push(member)
+  }
+  REFS.set(schema, n)
+  return n
+}

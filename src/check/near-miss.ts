@@ -1,5 +1,5 @@
 import type { Generated, Path, Schema } from './generate.ts'
-import type { Verdict } from './judge.ts'
+import type { Admits } from './judge.ts'
 
 // Near-misses: an admitted value with one location changed so that one keyword of the form refuses
 // it. The judge decides each; only a value it refuses, for the keyword aimed at, is kept.
@@ -18,6 +18,23 @@ export const KEYWORDS = ['type', 'required', 'additionalProperties', 'maxLength'
   'maxProperties', 'minProperties'] as const
 
 const length = (text: string): number => [...text].length
+
+/** Most characters, items or members a near-miss is made of: a bound past it is not built. */
+export const NEAR_MAX = 100_000
+/** Most bytes of JSON text the items or members added to make a near-miss may take. */
+export const NEAR_BYTES = 1024 * 1024
+/** Most verdicts asked for the near-misses of one value. */
+const VERDICTS = 2000
+
+/** A bound of s too large to build a near-miss against: the keyword's check is skipped, saying so. */
+class Beyond extends Error {}
+const within = (keyword: string, bound: number, copied?: unknown): number => {
+  if (bound > NEAR_MAX) throw new Beyond(`"${keyword}": ${bound} asks for a near-miss larger than the checker builds (${NEAR_MAX})`)
+  // the copies added are as large as the value copied: a bound times a large value is large too
+  const each = copied === undefined ? 1 : (JSON.stringify(copied) ?? 'null').length + 8
+  if (bound * each > NEAR_BYTES) throw new Beyond(`"${keyword}": ${bound} asks for a near-miss larger than the checker builds (${NEAR_BYTES} bytes)`)
+  return bound
+}
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value)
 
@@ -31,7 +48,7 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
         ? [String(current), null]
         : typeof current === 'string' ? [Number.isFinite(Number(current)) && current !== '' ? Number(current) : 1, null] : ['1', 1, null, [], {}]
     case 'maxLength': return typeof current === 'string' && typeof bound === 'number'
-      ? [current + (current.at(-1) ?? 'a').repeat(bound + 1 - length(current))]
+      ? [current + (current.at(-1) ?? 'a').repeat(Math.max(0, within(keyword, bound + 1) - length(current)))]
       : []
     case 'minLength': return typeof current === 'string' && typeof bound === 'number' && bound > 0 ? [[...current].slice(0, bound - 1).join('')] : []
     case 'enum': case 'const': {
@@ -44,21 +61,28 @@ function candidates (keyword: string, schema: Schema, current: unknown): unknown
     case 'minimum': case 'exclusiveMinimum': return typeof bound === 'number' ? [bound - 1, bound] : []
     case 'multipleOf': return typeof bound === 'number' && typeof current === 'number' ? [current + bound / 2] : []
     case 'maxItems': return Array.isArray(current) && current.length > 0 && typeof bound === 'number'
-      ? [[...current, ...Array.from({ length: bound + 1 - current.length }, () => current.at(-1))]]
+      ? [[...current, ...Array.from({ length: Math.max(0, within(keyword, bound + 1, current.at(-1)) - current.length) }, () => current.at(-1))]]
       : []
     case 'minItems': return Array.isArray(current) && current.length > 0 ? [current.slice(0, -1), []] : []
     case 'uniqueItems': return Array.isArray(current) && current.length > 0 ? [[...current, current[0]]] : []
-    case 'maxProperties': return isObject(current) && typeof bound === 'number' ? [widened(current, bound + 1)] : []
+    case 'maxProperties': return isObject(current) && typeof bound === 'number'
+      ? [widened(current, within(keyword, bound + 1, Object.values(current).at(-1) ?? null))]
+      : []
     case 'minProperties': return isObject(current) ? [Object.fromEntries(Object.entries(current).slice(0, -1))] : []
     default: return []
   }
 }
 
-/** `object` with members added, copies of its last value, up to `size` members. */
+/** `object` with members added, copies of its last value, up to `size` members (counted, not recounted). */
 function widened (object: Record<string, unknown>, size: number): Record<string, unknown> {
   const out = { ...object }
   const last = Object.values(object).at(-1) ?? null
-  for (let i = 0; Object.keys(out).length < size; i++) if (!Object.hasOwn(out, `m${i}`)) out[`m${i}`] = last
+  let members = Object.keys(out).length
+  for (let i = 0; members < size; i++) {
+    if (Object.hasOwn(out, `m${i}`)) continue
+    out[`m${i}`] = last
+    members++
+  }
   return out
 }
 
@@ -96,27 +120,47 @@ export function valueAt (root: unknown, path: Path): unknown {
 
 export const pointer = (path: Path): string => path.map((step) => `/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
 
+/** The near-misses found, and for a keyword with none, why none could be built, when known. */
+export interface NearMisses {
+  readonly found: NearMiss[]
+  readonly beyond: Map<string, string>
+}
+
 /**
- * Near-misses of one admitted value, at most one per keyword and location, preferring a change
- * that only the keyword aimed at refuses.
+ * Near-misses of one admitted value, at most one per keyword and location and `perKeyword` per
+ * keyword, preferring a change that only the keyword aimed at refuses. Stops where the judge does.
  */
-export function nearMisses (generated: Generated, admits: (value: unknown) => Verdict): NearMiss[] {
-  const found: NearMiss[] = []
+export function nearMisses (generated: Generated, admits: Admits, perKeyword = Infinity, misses: NearMisses = { found: [], beyond: new Map() }): NearMisses {
+  const { found, beyond } = misses
+  const counts = new Map<string, number>()
+  let verdicts = 0
   for (const { path, schema } of generated.sites) {
     const current = valueAt(generated.value, path)
     for (const keyword of KEYWORDS) {
-      if (!(keyword in schema)) continue
-      const changed = [...candidates(keyword, schema, current).map((c) => replace(generated.value, path, c)),
-        ...memberChanges(keyword, schema, current).map((c) => replace(generated.value, path, c))]
+      if (!(keyword in schema) || (counts.get(keyword) ?? 0) >= perKeyword) continue
+      let proposals: unknown[]
+      try {
+        proposals = [...candidates(keyword, schema, current), ...memberChanges(keyword, schema, current)]
+      } catch (error) {
+        if (!(error instanceof Beyond)) throw error
+        beyond.set(keyword, error.message)
+        continue
+      }
       let best: { value: unknown } | undefined
-      for (const value of changed) {
+      for (const proposal of proposals) {
+        const value = replace(generated.value, path, proposal)
+        if (++verdicts > VERDICTS) return misses
         const verdict = admits(value)
+        if (verdict === undefined) return misses
         if (verdict.valid || !verdict.keywords.has(keyword)) continue
         if (verdict.keywords.size === 1) { best = { value }; break }
         best ??= { value }
       }
-      if (best !== undefined) found.push({ keyword, value: best.value, at: pointer(path) })
+      if (best !== undefined) {
+        found.push({ keyword, value: best.value, at: pointer(path) })
+        counts.set(keyword, (counts.get(keyword) ?? 0) + 1)
+      }
     }
   }
-  return found
+  return misses
 }

@@ -1,4 +1,5 @@
 import type { CheckResult, Exchange, Level, Report } from './types.ts'
+import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
 // what came back; then every check, by draft section.
@@ -15,6 +16,8 @@ const SECTIONS: Readonly<Record<string, string>> = {
   6: 'Actor identity'
 }
 
+const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`
+
 const headers = (fields: Readonly<Record<string, string>>): string =>
   Object.entries(fields).map(([name, value]) => `${name}: ${value}`).join(', ')
 
@@ -24,7 +27,7 @@ function exchange (e: Exchange): string[] {
   const lines = [`        sent: ${request.method} ${headers(request.headers) || '(no header)'}  ${request.method === 'POST' ? body : ''}`.trimEnd()]
   lines.push(response === undefined
     ? `        got:  ${e.unanswered ?? ''}`
-    : `        got:  ${response.status} ${headers(response.headers)}  ${response.body}`.trimEnd())
+    : `        got:  ${response.status} ${headers(response.headers)}  ${response.body}${response.cut === undefined ? '' : ` (cut: ${response.cut})`}`.trimEnd())
   return lines
 }
 
@@ -53,13 +56,15 @@ export function formatReport (report: Report): string {
   if (report.form !== undefined) {
     const { errors, warnings, runtimes } = report.form
     const who = (verdict: string): string => runtimes.filter((r) => r.verdict === verdict).map((r) => r.decoder).join(', ') || 'none'
-    out.push('', `The form (fastify-gpt lint: advice for its author, not checks): ${errors} error(s), ${warnings} warning(s)`,
+    out.push('', `The form (fastify-gpt lint: advice for its author, not checks): ${counted(errors, 'error')}, ${counted(warnings, 'warning')}`,
       `  exact: ${who('exact')}`, `  loosened: ${who('loosened')}`, `  refused: ${who('refused')}`)
   }
   const { pass, fail, skip } = report.counts
   const musts = failed.filter((r) => r.level === 'MUST').length
-  out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${report.requests} requests` +
+  out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${counted(report.requests, 'request')}` +
     (report.rateLimited > 0 ? `, ${report.rateLimited} rate limited (429, waited out)` : ''))
+  if (report.unfinished !== undefined) out.push(`not checked in full: ${report.unfinished}`)
   out.push(report.ok ? 'conformant as far as checked' : `not conformant${report.strict ? ' (strict: SHOULD counts)' : ''}`)
-  return out.join('\n') + '\n'
+  // what an address sent is shown, never acted on by the terminal
+  return visible(out.join('\n'), true) + '\n'
 }

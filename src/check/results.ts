@@ -7,6 +7,8 @@ const SHOWN = 3
 /** The results of a run, in the order the checks concluded. */
 export class Results {
   readonly list: CheckResult[] = []
+  /** Why checks were skipped at one of the checker's own bounds (what it builds, reads or waits for). */
+  readonly limits: string[] = []
 
   add (id: string, outcome: Outcome, detail?: string, answers: readonly Answer[] = []): void {
     const shown = outcome === 'fail' ? answers.slice(0, SHOWN).map(evidence) : []
@@ -21,6 +23,12 @@ export class Results {
 
   pass (id: string): void { this.add(id, 'pass') }
   skip (id: string, detail: string): void { this.add(id, 'skip', detail) }
+  /** A skip at one of the checker's bounds: the run is unfinished. */
+  limit (id: string, detail: string): void {
+    this.add(id, 'skip', detail)
+    if (!this.limits.includes(detail)) this.limits.push(detail)
+  }
+
   fail (id: string, detail: string, answers: readonly Answer[] = []): void { this.add(id, 'fail', detail, answers) }
 }
 

@@ -2,11 +2,12 @@ import { checkAct } from './act.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { Results } from './results.ts'
-import { lint, runtimeVerdicts } from '../lint/index.ts'
 import type { CheckOptions, FormSummary, Report, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
+/** Seconds a whole run may take: every request bounded, a hostile address still cannot keep it. */
+export const DEFAULT_TIME_LIMIT = 120
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -17,28 +18,44 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function check (send: Send, target: string, options: CheckOptions = {}): Promise<Report> {
   const acts = options.acts ?? 0
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS
-  for (const [name, value] of Object.entries({ acts, maxRequests, interval: options.interval ?? 0, maxWait: options.maxWait ?? 0 })) {
+  const timeLimit = options.timeLimit ?? DEFAULT_TIME_LIMIT
+  const numbers = { acts, maxRequests, interval: options.interval ?? 0, maxWait: options.maxWait ?? 0, timeLimit, judgeTimeout: options.judgeTimeout ?? 1 }
+  for (const [name, value] of Object.entries(numbers)) {
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
   }
   const client = new Client(send, {
     maxRequests,
     interval: options.interval ?? 0,
     maxWait: options.maxWait ?? 60,
-    sleep: options.sleep ?? sleep
+    sleep: options.sleep ?? sleep,
+    deadline: Date.now() + timeLimit * 1000,
+    timeLimit,
+    ...(options.headers === undefined ? {} : { actHeaders: lowerCase(options.headers) }),
+    ...(options.progress === undefined ? {} : { progress: options.progress })
   })
   const results = new Results()
-  const { reached, form } = await checkArrival(client, results)
-  // nothing answered: no other check can say anything
-  if (reached) await checkAct(client, results, form, { acts, bodySize: options.bodySize ?? DEFAULT_BODY_SIZE, seed: options.seed ?? 1 })
-  return { ...report(target, options, client, results), ...(form === undefined ? {} : { form: summary(form) }) }
+  const arrived = await checkArrival(client, results, options.judgeTimeout)
+  const { s } = arrived
+  let unfinished: string[] = []
+  let summary: FormSummary | undefined
+  try {
+    // nothing answered: no other check can say anything
+    if (arrived.reached) await checkAct(client, results, s, { acts, bodySize: options.bodySize ?? DEFAULT_BODY_SIZE, seed: options.seed ?? 1 })
+    unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
+      .filter((why): why is string => why !== undefined)
+    summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
+  } finally {
+    s.judge?.release()
+  }
+  return {
+    ...report(target, options, client, results),
+    ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
+    ...(summary === undefined ? {} : { form: summary })
+  }
 }
 
-/** The linter's word on the form, summarised: which actors' decoders can act on it exactly. */
-function summary (form: object): FormSummary {
-  const findings = lint(form)
-  const count = (severity: string): number => findings.filter((f) => f.severity === severity).length
-  return { errors: count('error'), warnings: count('warning'), runtimes: runtimeVerdicts(findings) }
-}
+const lowerCase = (headers: Readonly<Record<string, string>>): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
 
 function report (target: string, options: CheckOptions, client: Client, results: Results): Report {
   const strict = options.strict === true

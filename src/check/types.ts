@@ -16,6 +16,11 @@ export interface Response {
   /** Lower-case names; a repeated field is joined with ', '. */
   readonly headers: Readonly<Record<string, string>>
   readonly body: Uint8Array
+  /**
+   * Set when the body did not come in full: it was over the bytes the checker reads, the
+   * connection closed before it ended, or it was not complete in time. `body` holds what came.
+   */
+  readonly cut?: string
 }
 
 /** One round trip to the address under test; rejects only when no answer came at all. */
@@ -39,6 +44,8 @@ export interface Exchange {
     readonly status: number
     readonly headers: Readonly<Record<string, string>>
     readonly body: string
+    /** Why the body is not all there (see Response.cut). */
+    readonly cut?: string
   }
   readonly unanswered?: string
 }
@@ -68,6 +75,12 @@ export interface Report {
   /** 429 answers met (each waited out, as Retry-After asked, or given up on). */
   readonly rateLimited: number
   readonly results: readonly CheckResult[]
+  /**
+   * What the checker could not do, in a sentence, when it could not finish: the address could not
+   * be reached, the arrival was too large to read, the time limit ran out. Checks it could not
+   * run are skipped and say why; `fastify-gpt check` exits 2 unless a MUST failed.
+   */
+  readonly unfinished?: string
   /** What `fastify-gpt lint` says of the form `s`: advice for its author, never a failed check. */
   readonly form?: FormSummary
 }
@@ -96,4 +109,15 @@ export interface CheckOptions {
   readonly seed?: number
   /** How to wait (tests count waits instead of waiting). */
   readonly sleep?: (ms: number) => Promise<void>
+  /**
+   * Headers sent with every act (POST), e.g. `{ authorization: 'Bearer …' }` for acts behind
+   * auth; never with a GET (draft §3.1: the arrival needs none). Never shown in a report.
+   */
+  readonly headers?: Readonly<Record<string, string>>
+  /** Seconds the whole run may take; past it, the checks left are skipped. Default 120. */
+  readonly timeLimit?: number
+  /** Milliseconds the independent validator may take on one value. Default 5000. */
+  readonly judgeTimeout?: number
+  /** Told of every wait longer than a second (a 429 waited out, a slow answer). */
+  readonly progress?: (message: string) => void
 }

@@ -24,8 +24,9 @@ export function constraints (form: object): string[] {
     for (const [keyword, value] of Object.entries(schema)) {
       if (!SILENT.has(keyword)) found.add(keyword)
       if (ONE.includes(keyword)) stack.push(value)
-      else if (LIST.includes(keyword) && Array.isArray(value)) stack.push(...value)
-      else if (MAP.includes(keyword) && isObject(value)) stack.push(...Object.values(value))
+      // one at a time: spreading a list of 100,000 subschemas overflows the stack
+      else if (LIST.includes(keyword) && Array.isArray(value)) for (const item of value) stack.push(item)
+      else if (MAP.includes(keyword) && isObject(value)) for (const member of Object.values(value)) stack.push(member)
     }
   }
   return [...found]

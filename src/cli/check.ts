@@ -1,89 +1,104 @@
 // `fastify-gpt check <url>`: checks any GPT address against draft-ferguson-gpt-00 over HTTP.
-import { parseArgs } from 'node:util'
-import { httpSender } from '../check/http.ts'
+import { DEFAULT_JUDGE_TIMEOUT } from '../check/judge.ts'
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
 import { formatReport } from '../check/report.ts'
-import { check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS } from '../check/run.ts'
+import { check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS, DEFAULT_TIME_LIMIT } from '../check/run.ts'
 import type { CheckOptions } from '../check/types.ts'
+import { visible, visibleJson } from '../check/visible.ts'
+import { cannot, COMMON_USAGE, EXIT, integer, parse, STD, usageError, type Io, type Options } from './args.ts'
 
 export const USAGE = `Usage: fastify-gpt check <url> [options]
 
 Checks the GPT address at <url> against draft-ferguson-gpt-00. By default it sends only bodies
 that a conformant address must refuse; --acts sends values the form admits, each an act.
 
-  --acts N           also send N acts (values s admits); they have effects (default 0)
-  --max-requests N   send at most N requests, retries included (default ${DEFAULT_MAX_REQUESTS})
-  --interval MS      wait MS milliseconds between requests (default 0)
-  --max-wait S       wait out a 429 only if its Retry-After is at most S seconds (default 60)
-  --body-size BYTES  size of the bodies to be refused for their size (default ${DEFAULT_BODY_SIZE})
-  --timeout MS       give up on an answer after MS milliseconds (default 10000)
-  --seed N           seed of the value generator (default 1)
-  --json             print the report as JSON
-  --strict           a failed SHOULD also fails the run
-  -h, --help         print this help
+  --acts N             also send N acts (values s admits); they have effects (default 0)
+  --header 'NAME: V'   send this header with every act, never with a GET (repeatable)
+  --max-requests N     send at most N requests, retries included (default ${DEFAULT_MAX_REQUESTS})
+  --interval MS        wait MS milliseconds between requests (default 0)
+  --max-wait S         wait out a 429 only if its Retry-After is at most S seconds (default 60)
+  --body-size BYTES    size of the bodies to be refused for their size (default ${DEFAULT_BODY_SIZE})
+  --timeout MS         give up on an exchange after MS milliseconds, body included (default ${DEFAULT_TIMEOUT})
+  --max-bytes BYTES    read at most BYTES of an answer (default ${DEFAULT_MAX_BYTES})
+  --time-limit S       end the whole run after S seconds (default ${DEFAULT_TIME_LIMIT})
+  --judge-timeout MS   give the independent validator MS milliseconds a value (default ${DEFAULT_JUDGE_TIMEOUT})
+  --seed N             seed of the value generator (default 1)
+  --strict             a failed SHOULD also fails the run
+${COMMON_USAGE}
 
-Exit status: 0 when no MUST failed (--strict: no SHOULD either), 1 when one did, 2 on a usage error.
+Exit status: 0 when no MUST failed (--strict: no SHOULD either); 1 when one did; 2 when it could
+not check: a usage error, an address it could not reach, or one of its own bounds reached (the
+report says which checks that left undone).
 `
 
-export interface Output {
-  write (text: string): unknown
+const INTEGERS = ['acts', 'max-requests', 'interval', 'max-wait', 'body-size', 'timeout', 'max-bytes', 'time-limit', 'judge-timeout', 'seed'] as const
+const POSITIVE = new Set(['timeout', 'max-bytes', 'time-limit', 'judge-timeout'])
+
+const OPTIONS: Options = {
+  ...Object.fromEntries(INTEGERS.map((name) => [name, { type: 'string' as const }])),
+  header: { type: 'string', multiple: true },
+  strict: { type: 'boolean' }
 }
 
-const INTEGERS = ['acts', 'max-requests', 'interval', 'max-wait', 'body-size', 'timeout', 'seed'] as const
+/** `name: value`, as curl takes it. */
+function header (text: string): [string, string] | undefined {
+  const at = text.indexOf(':')
+  const name = text.slice(0, at).trim().toLowerCase()
+  const value = text.slice(at + 1).trim()
+  if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || !/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) return undefined
+  return [name, value]
+}
 
 /** Runs the command with the arguments after `check`; resolves to the exit status. */
-export async function main (argv: string[], out: Output = process.stdout, err: Output = process.stderr): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        ...Object.fromEntries(INTEGERS.map((name) => [name, { type: 'string' as const }])),
-        json: { type: 'boolean' },
-        strict: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (error) {
-    err.write(`${(error as Error).message}\n\n${USAGE}`)
-    return 2
-  }
-  const { positionals } = parsed
-  const values: Record<string, string | boolean | undefined> = parsed.values
-  if (values['help'] === true) {
-    out.write(USAGE)
-    return 0
-  }
+export async function main (argv: string[], io: Io = STD): Promise<number> {
+  const parsed = parse('check', USAGE, argv, OPTIONS, io)
+  if (typeof parsed === 'number') return parsed
+  const { values, positionals } = parsed
   const numbers: Partial<Record<typeof INTEGERS[number], number>> = {}
   for (const name of INTEGERS) {
-    const text = values[name]
-    if (typeof text !== 'string') continue
-    if (!/^\d+$/.test(text)) {
-      err.write(`--${name} takes a non-negative integer, not "${text}"\n`)
-      return 2
-    }
-    numbers[name] = Number(text)
+    const n = integer(values, name, POSITIVE.has(name) ? 1 : 0)
+    if (typeof n === 'string') return usageError('check', USAGE, n, io)
+    if (n !== undefined) numbers[name] = n
+  }
+  const headers: Record<string, string> = {}
+  for (const text of (values['header'] ?? []) as string[]) {
+    const field = header(text)
+    if (field === undefined) return usageError('check', USAGE, `--header takes 'name: value', not "${text}"`, io)
+    headers[field[0]] = field[1]
   }
   const [target, ...extra] = positionals
+  if (target === undefined || extra.length > 0) return usageError('check', USAGE, 'give one URL', io)
   let url: URL
   try {
-    if (target === undefined || extra.length > 0) throw new TypeError('give one URL')
     url = new URL(target)
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${target}`)
-  } catch (error) {
-    err.write(`${(error as Error).message}\n\n${USAGE}`)
-    return 2
+  } catch {
+    return usageError('check', USAGE, `not a URL: ${target}`, io)
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return usageError('check', USAGE, `not an http(s) URL: ${target}`, io)
+
+  const verbose = values['verbose'] === true || io.tty === true
   const options: CheckOptions = {
     strict: values['strict'] === true,
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
     ...(numbers.acts === undefined ? {} : { acts: numbers.acts }),
     ...(numbers['max-requests'] === undefined ? {} : { maxRequests: numbers['max-requests'] }),
     ...(numbers.interval === undefined ? {} : { interval: numbers.interval }),
     ...(numbers['max-wait'] === undefined ? {} : { maxWait: numbers['max-wait'] }),
     ...(numbers['body-size'] === undefined ? {} : { bodySize: numbers['body-size'] }),
-    ...(numbers.seed === undefined ? {} : { seed: numbers.seed })
+    ...(numbers['time-limit'] === undefined ? {} : { timeLimit: numbers['time-limit'] }),
+    ...(numbers['judge-timeout'] === undefined ? {} : { judgeTimeout: numbers['judge-timeout'] }),
+    ...(numbers.seed === undefined ? {} : { seed: numbers.seed }),
+    ...(verbose ? { progress: (message: string) => io.err(`fastify-gpt check: ${visible(message)}\n`) } : {})
   }
-  const report = await check(httpSender(url, numbers.timeout), url.href, options)
-  out.write(values['json'] === true ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report))
-  return report.ok ? 0 : 1
+  const send = httpSender(url, {
+    ...(numbers.timeout === undefined ? {} : { timeout: numbers.timeout }),
+    ...(numbers['max-bytes'] === undefined ? {} : { maxBytes: numbers['max-bytes'] })
+  })
+  const report = await check(send, url.href, options)
+  // nothing checked at all: no report to show, only what stood in the way
+  if (report.unfinished !== undefined && report.counts.pass + report.counts.fail === 0) return cannot('check', report.unfinished, io)
+  io.out(values['json'] === true ? `${visibleJson(JSON.stringify(report, null, 2))}\n` : formatReport(report))
+  if (!report.ok) return EXIT.failed
+  if (report.unfinished !== undefined) return cannot('check', `could not check everything: ${report.unfinished}`, io)
+  return EXIT.ok
 }

@@ -1,89 +1,144 @@
 // `fastify-gpt lint <form.json | url>`: lint a form file, or the `s` of an address's arrival.
-import { readFile } from 'node:fs/promises'
+// The registration checks come first: a form the plugin would refuse at boot is an error here,
+// with the same code and message, so that a CI job that lints fails where `ready()` would.
+import { readFile, stat } from 'node:fs/promises'
+import { extent, MAX_ARRIVAL_VALUES, MAX_FORM_DEPTH, MAX_FORM_PARTS, values as valuesOf } from '../check/extent.ts'
+import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
+import { visible, visibleJson } from '../check/visible.ts'
+import { compileForm, freezeJson, type Json } from '../form.ts'
 import { DECODERS, lint, type DecoderName, type Finding } from '../lint/index.ts'
+import { parse as parseJson } from '../parse.ts'
+import { cannot, COMMON_USAGE, count, EXIT, integer, parse, STD, usageError, type Io, type Options } from './args.ts'
 
-const USAGE = `usage: fastify-gpt lint <form.json | url> [--json] [--decoder NAME]... [--body-limit BYTES] [--max-depth N]
-  form.json       a JSON Schema 2020-12 form; a URL: the s of its arrival (GET)
-  --json          print the findings as a JSON array
-  --decoder NAME  judge only these decoders (${DECODERS.join(', ')}); refusals become errors
-  --body-limit    the address's bodyLimit (default 65536)
-  --max-depth     the address's maxDepth (default 64)
-Exit status: 0 without errors, 1 with errors, 2 when the form cannot be read.`
+export type { Io } from './args.ts'
 
-export interface Io {
-  readonly out: (text: string) => void
-  readonly err: (text: string) => void
-}
-const STD: Io = { out: (text) => process.stdout.write(text), err: (text) => process.stderr.write(text) }
+const USAGE = `usage: fastify-gpt lint <form.json | url> [options]
 
-interface Args { source: string, json: boolean, decoders: DecoderName[], bodyLimit?: number, maxDepth?: number }
+  form.json             a JSON Schema 2020-12 form; a URL: the s of its arrival (one GET, no redirect followed)
+  --decoder NAME        judge only these decoders (${DECODERS.join(', ')}); refusals become errors (repeatable)
+  --body-limit BYTES    the address's bodyLimit (default 65536)
+  --max-depth N         the address's maxDepth (default 64)
+  --timeout MS          give up on the GET after MS milliseconds, body included (default ${DEFAULT_TIMEOUT})
+  --max-bytes BYTES     read at most BYTES of the arrival (default ${DEFAULT_MAX_BYTES})
+${COMMON_USAGE}
 
-function parseArgs (argv: readonly string[]): Args | string {
-  const args: Args = { source: '', json: false, decoders: [] }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    const value = (): string | undefined => argv[++i]
-    if (arg === '--json') args.json = true
-    else if (arg === '--decoder') {
-      const name = value()
-      if (!DECODERS.includes(name as DecoderName)) return `--decoder takes one of ${DECODERS.join(', ')}`
-      args.decoders.push(name as DecoderName)
-    } else if (arg === '--body-limit' || arg === '--max-depth') {
-      const n = Number(value())
-      if (!Number.isSafeInteger(n) || n <= 0) return `${arg} takes a positive integer`
-      if (arg === '--body-limit') args.bodyLimit = n
-      else args.maxDepth = n
-    } else if (arg.startsWith('-') || args.source !== '') return `unexpected argument "${arg}"`
-    else args.source = arg
-  }
-  return args.source === '' ? 'a form file or URL is required' : args
+Exit status: 0 without errors; 1 with errors (a form the plugin would refuse at registration is
+one); 2 when the form cannot be read or is not a JSON Schema object, or on a usage error.
+`
+
+const OPTIONS: Options = {
+  decoder: { type: 'string', multiple: true },
+  'body-limit': { type: 'string' },
+  'max-depth': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-bytes': { type: 'string' }
 }
 
-/** The form: the file's JSON, or the `s` of the arrival at a URL. */
-async function read (source: string): Promise<unknown> {
-  if (/^https?:\/\//i.test(source)) {
-    const response = await fetch(source, { headers: { accept: 'application/json' } })
-    if (!response.ok) throw new Error(`GET ${source} answered ${response.status}`)
-    const arrival: unknown = await response.json()
-    if (arrival === null || typeof arrival !== 'object' || !('s' in arrival)) throw new Error(`GET ${source} is no arrival: it has no "s"`)
-    return arrival.s
+/** A form file larger than this is no form anyone writes by hand, nor one worth reading whole. */
+const MAX_FILE = 64 * 1024 * 1024
+
+/** What stands in the way of linting: said in one line, exit 2. */
+class Unreadable extends Error {}
+
+/** The form: the file's JSON, or the `s` of the arrival at a URL, read within bounds. */
+async function read (source: string, timeout?: number, maxBytes?: number): Promise<unknown> {
+  if (!/^https?:\/\//i.test(source)) {
+    if ((await stat(source)).size > MAX_FILE) throw new Unreadable(`${source} is over ${MAX_FILE} bytes`)
+    return JSON.parse(await readFile(source, 'utf8'))
   }
-  return JSON.parse(await readFile(source, 'utf8'))
+  const url = new URL(source)
+  const send = httpSender(url, { ...(timeout === undefined ? {} : { timeout }), ...(maxBytes === undefined ? {} : { maxBytes }) })
+  const response = await send({ method: 'GET', headers: { accept: 'application/json' } })
+  if (response.status >= 300 && response.status < 400) {
+    throw new Unreadable(`GET ${source} answered ${response.status}${response.headers['location'] === undefined ? '' : ` (to ${response.headers['location']})`}: ` +
+      'lint follows no redirect; give the address\'s own URL')
+  }
+  if (response.status !== 200) throw new Unreadable(`GET ${source} answered ${response.status}`)
+  if (response.cut !== undefined) throw new Unreadable(`GET ${source}: the arrival did not come in full (${response.cut})`)
+  if (valuesOf(response.body) > MAX_ARRIVAL_VALUES) throw new Unreadable(`GET ${source}: the arrival holds more than ${MAX_ARRIVAL_VALUES} JSON values: too large to lint`)
+  let arrival: unknown
+  try {
+    arrival = parseJson(response.body, { maxDepth: Infinity })
+  } catch (error) {
+    throw new Unreadable(`GET ${source} is no arrival: not strictly valid JSON (${(error as Error).message})`)
+  }
+  if (arrival === null || typeof arrival !== 'object' || !('s' in arrival)) throw new Unreadable(`GET ${source} is no arrival: it has no "s"`)
+  return arrival.s
+}
+
+/** What registration says of the form: the error the plugin would throw, as a finding, or none. */
+function registration (form: object, source: string): Finding | undefined {
+  try {
+    compileForm(freezeJson(form, source), source)
+    return undefined
+  } catch (error) {
+    const { code, message } = error as { code?: unknown, message?: unknown }
+    return {
+      rule: typeof code === 'string' ? code : 'registration',
+      severity: 'error',
+      pointer: '',
+      message: typeof code === 'string' ? String(message) : `the plugin would fail to register it: ${String(message)}`,
+      decoders: []
+    }
+  }
 }
 
 const line = (f: Finding): string => {
   const where = f.pointer === '' ? '(form)' : f.pointer
   const also = [f.section === undefined ? '' : `draft §${f.section}`, f.decoders.length === 0 ? '' : f.decoders.join(', ')].filter(Boolean).join('; ')
-  return `${where}\n  ${f.severity.padEnd(7)} ${f.rule}  ${f.message}${also === '' ? '' : `  [${also}]`}\n`
+  // member names come from whoever wrote the form: never raw to a terminal
+  return `${visible(where)}\n  ${f.severity.padEnd(7)} ${f.rule}  ${visible(f.message)}${also === '' ? '' : `  [${also}]`}\n`
 }
 
 export async function main (argv: string[], io: Io = STD): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.out(`${USAGE}\n`)
-    return 0
+  const parsed = parse('lint', USAGE, argv, OPTIONS, io)
+  if (typeof parsed === 'number') return parsed
+  const { values, positionals } = parsed
+  const decoders = (values['decoder'] ?? []) as string[]
+  const unknown = decoders.find((name) => !DECODERS.includes(name as DecoderName))
+  if (unknown !== undefined) return usageError('lint', USAGE, `--decoder takes one of ${DECODERS.join(', ')}, not "${unknown}"`, io)
+  const numbers: Record<string, number | undefined> = {}
+  for (const name of ['body-limit', 'max-depth', 'timeout', 'max-bytes']) {
+    const n = integer(values, name, 1)
+    if (typeof n === 'string') return usageError('lint', USAGE, n, io)
+    numbers[name] = n
   }
-  const args = parseArgs(argv)
-  if (typeof args === 'string') {
-    io.err(`fastify-gpt lint: ${args}\n${USAGE}\n`)
-    return 2
-  }
+  const [source, ...extra] = positionals
+  if (source === undefined) return usageError('lint', USAGE, 'a form file or URL is required', io)
+  if (extra.length > 0) return usageError('lint', USAGE, `unexpected argument "${extra[0] ?? ''}"`, io)
+
   let form: unknown
   try {
-    form = await read(args.source)
+    form = await read(source, numbers['timeout'], numbers['max-bytes'])
   } catch (error) {
-    io.err(`fastify-gpt lint: cannot read ${args.source}: ${error instanceof Error ? error.message : String(error)}\n`)
-    return 2
+    return cannot('lint', error instanceof Unreadable ? error.message : `cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`, io)
   }
-  const findings = lint(form, {
-    ...(args.decoders.length > 0 ? { decoders: args.decoders } : {}),
-    ...(args.bodyLimit === undefined ? {} : { bodyLimit: args.bodyLimit }),
-    ...(args.maxDepth === undefined ? {} : { maxDepth: args.maxDepth })
-  })
-  const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length
-  if (args.json) io.out(`${JSON.stringify(findings, null, 2)}\n`)
+  if (form === null || typeof form !== 'object' || Array.isArray(form)) {
+    return cannot('lint', `${source} is not a JSON Schema object (it is ${form === null ? 'null' : Array.isArray(form) ? 'an array' : `a ${typeof form}`})`, io)
+  }
+  const { depth, parts } = extent(form)
+  if (depth > MAX_FORM_DEPTH) return cannot('lint', `${source}: the form is too deep to lint (more than ${MAX_FORM_DEPTH} levels)`, io)
+  if (parts > MAX_FORM_PARTS) return cannot('lint', `${source}: the form is too large to lint (more than ${MAX_FORM_PARTS} values)`, io)
+
+  const refused = registration(form, source)
+  let findings: Finding[]
+  try {
+    findings = lint(form as Json, {
+      ...(decoders.length > 0 ? { decoders: decoders as DecoderName[] } : {}),
+      ...(numbers['body-limit'] === undefined ? {} : { bodyLimit: numbers['body-limit'] }),
+      ...(numbers['max-depth'] === undefined ? {} : { maxDepth: numbers['max-depth'] })
+    })
+  } catch (error) {
+    // a form registration refuses is reported as refused; lint's own trouble with it is no news
+    if (refused === undefined) return cannot('lint', `could not lint ${source}: ${error instanceof Error ? error.message : String(error)}`, io)
+    findings = []
+  }
+  if (refused !== undefined) findings = [refused, ...findings]
+  const tally = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length
+  if (values['json'] === true) io.out(`${visibleJson(JSON.stringify(findings, null, 2))}\n`)
   else {
     for (const finding of findings) io.out(line(finding))
-    io.out(`${args.source}: ${count('error')} errors, ${count('warning')} warnings, ${count('info')} notes\n`)
+    io.out(`${visible(source)}: ${count(tally('error'), 'error')}, ${count(tally('warning'), 'warning')}, ${count(tally('info'), 'note')}\n`)
   }
-  return count('error') > 0 ? 1 : 0
+  return tally('error') > 0 ? EXIT.failed : EXIT.ok
 }
