@@ -179,7 +179,7 @@ async function act (app: ReturnType<typeof Fastify>, payload: string, status: nu
   return median(samples)
 }
 
-interface PatternRow { name: string, pattern: string, bytes: number, states: number, acceptedNs: number, worstNs: number, ratio: number, stepsPerChar: number, beforeStepsPerChar?: number }
+interface PatternRow { name: string, pattern: string, bytes: number, states: number, acceptedNs: number, worstNs: number, ratio: number, stepsPerChar: number, beforeStepsPerChar?: number, testNs: number, pathsTestNs: number }
 const patternRows: PatternRow[] = []
 for (const [name, pattern, worstText, acceptedText] of patternCases) {
   const n = fill(0)
@@ -195,7 +195,13 @@ for (const [name, pattern, worstText, acceptedText] of patternCases) {
   // compiled before counters, up to 10,000 states) does per character on a 10 KB text
   const m = compilePattern(pattern)
   m.test(worstText(n))
-  const row: PatternRow = { name, pattern, bytes: worst.length, states: m.states, acceptedNs, worstNs, ratio: worstNs / acceptedNs, stepsPerChar: m.steps / (n + 1) }
+  // the pattern alone on the worst text: as it runs now, and with the simulation of all paths
+  // where the DFA gives up (as before the bit-parallel simulation), in the same run
+  const paths = compilePattern(pattern, { bits: false })
+  const testNs = cost((t) => m.test(t as string), worstText(n))
+  const pathsTestNs = cost((t) => paths.test(t as string), worstText(n))
+  m.test(worstText(n))
+  const row: PatternRow = { name, pattern, bytes: worst.length, states: m.states, acceptedNs, worstNs, ratio: worstNs / acceptedNs, stepsPerChar: m.steps / (n + 1), testNs, pathsTestNs }
   const copied = compilePattern(pattern, { maxStates: 10_000 })
   if (copied.states !== m.states && !quick) {
     const short = worstText(10_240)
@@ -221,10 +227,10 @@ console.log(`\nsearch: ${search.forms} random forms; ${search.rejectedCompared} 
 if (search.worst !== undefined) console.log(`the worst: ${fmt(search.worst.ns)} for ${search.worst.bytes} bytes: ${JSON.stringify(search.worst.body)} against ${JSON.stringify(search.worst.form)}`)
 
 console.log(`\npatterns with many states, acts of ${patternRows[0]?.bytes} bytes through an address (bound: ${STEPS_PER_CHAR} steps per character):`)
-console.log('| pattern | states | accepted act | worst act | worst ÷ accepted | worst ÷ cheapest accepted | steps/char | before: steps/char |')
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+console.log('| pattern | states | accepted act | worst act | worst ÷ accepted | worst ÷ cheapest accepted | steps/char | before: steps/char | test of the worst text | the same, simulation of all paths |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const r of patternRows) {
-  console.log(`| ${r.name} \`${r.pattern.replace(/\|/g, '\\|')}\` | ${r.states} | ${fmt(r.acceptedNs)} | ${fmt(r.worstNs)} | ${r.ratio.toFixed(2)} | ${(r.worstNs / yardstick).toFixed(2)} | ${r.stepsPerChar.toFixed(1)} | ${r.beforeStepsPerChar?.toFixed(0) ?? '(same)'} |`)
+  console.log(`| ${r.name} \`${r.pattern.replace(/\|/g, '\\|')}\` | ${r.states} | ${fmt(r.acceptedNs)} | ${fmt(r.worstNs)} | ${r.ratio.toFixed(2)} | ${(r.worstNs / yardstick).toFixed(2)} | ${r.stepsPerChar.toFixed(1)} | ${r.beforeStepsPerChar?.toFixed(0) ?? '(same)'} | ${fmt(r.testNs)} | ${fmt(r.pathsTestNs)} |`)
 }
 console.log(`worst ratio with patterns: ${patterns.worstRatio.toFixed(2)} (\`${patterns.worst}\` against the cheapest accepted act of the same size, ${fmt(yardstick)})`)
 

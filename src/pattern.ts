@@ -5,6 +5,7 @@
 import { RegExpParser, RegExpSyntaxError, type AST } from '@eslint-community/regexpp'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { ASSERT, CHAR, COUNT, END, JMP, MATCH, NOT_WORD, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './pattern-code.ts'
+import { BitSimulation } from './pattern-bits.ts'
 import { BAIL, DFA_CACHE_CELLS, LazyDfa } from './pattern-dfa.ts'
 
 /**
@@ -17,6 +18,9 @@ export const MAX_STATES = 80
 
 /** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
 export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)
+
+/** Most tests in a row that skip a DFA which gave up (src/pattern.ts Program.run). */
+const MAX_DFA_SKIP = 256
 
 /** A pattern this engine does not compile: invalid under `u`, not matchable in linear time, or too large. */
 export class PatternError extends Error {
@@ -41,6 +45,8 @@ export interface LinearPattern {
   readonly states: number
   /** Work done by the last `test`: at most 16 × (states + 1) × (length + 1) (docs/patterns.md). */
   readonly steps: number
+  /** Whether the bit-parallel simulation runs where the lazy DFA does not (false: the simulation of all paths). */
+  readonly bitParallel: boolean
   /** The lazy DFA's cache over this pattern's life, for diagnostics; null when the simulation runs alone. */
   readonly dfa: DfaStatistics | null
   test (text: string): boolean
@@ -67,6 +73,11 @@ export interface PatternOptions {
   maxStates?: number
   /** Count every repetition of one character or class, even when the copies would fit (tests, comparisons). */
   counting?: boolean
+  /**
+   * Whether the bit-parallel simulation (src/pattern-bits.ts) runs where the lazy DFA does not
+   * (default true); false leaves that to the simulation of all paths, as before it (tests, comparisons).
+   */
+  bits?: boolean
 }
 
 /** The work of every `test` of every compiled pattern, summed: for tests and benchmarks that bound a whole validation. */
@@ -85,7 +96,7 @@ export function compilePattern (source: string, options: PatternOptions = {}): L
     if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
     throw error
   }
-  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS)
+  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, options.bits ?? true)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -380,6 +391,12 @@ class Program implements LinearPattern, Automaton {
   readonly countMin: Float64Array
   readonly countMax: Float64Array
   private readonly lazy: LazyDfa | null
+  private readonly bits: BitSimulation | null
+  // after the DFA gave up, the tests that go straight to the bit-parallel simulation, and how
+  // many the next give-up skips: a pattern whose cache thrashes on the texts it gets pays the
+  // cache's filling once in a while, not on every test
+  private skipDfa = 0
+  private backoff = 1
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
   private tick = 0
@@ -396,7 +413,7 @@ class Program implements LinearPattern, Automaton {
   // the code point offset a closure enters counters at
   private entryAt = 0
 
-  constructor (readonly source: string, code: Code, dfaCells: number) {
+  constructor (readonly source: string, code: Code, dfaCells: number, bits: boolean) {
     const n = code.op.length
     this.states = n
     this.op = Uint8Array.from(code.op)
@@ -425,6 +442,12 @@ class Program implements LinearPattern, Automaton {
     this.anchored = this.startsAnchored()
     // a DFA state is a set of instructions: it cannot hold a counter's queue
     this.lazy = dfaCells > 0 && counters === 0 ? LazyDfa.for(this, dfaCells) : null
+    // a set of positions cannot hold a counter's queue either: those run on the simulation of all paths
+    this.bits = bits ? BitSimulation.for(this) : null
+  }
+
+  get bitParallel (): boolean {
+    return this.bits !== null
   }
 
   get dfa (): DfaStatistics | null {
@@ -443,13 +466,28 @@ class Program implements LinearPattern, Automaton {
   }
 
   private run (text: string): boolean {
-    const { lazy } = this
+    const { lazy, bits } = this
     this.steps = 0
-    if (lazy === null) return this.simulate(text, 0, null)
-    const found = lazy.run(text)
-    this.steps = lazy.steps
-    if (found !== BAIL) return found === 1
-    return this.simulate(text, lazy.bailAt, lazy.bailSet())
+    let from = 0
+    let seeds: Int32Array | null = null
+    if (lazy !== null && bits !== null && this.skipDfa > 0) {
+      this.skipDfa--
+    } else if (lazy !== null) {
+      const found = lazy.run(text)
+      this.steps = lazy.steps
+      if (found !== BAIL) {
+        this.backoff = 1
+        return found === 1
+      }
+      from = lazy.bailAt
+      seeds = lazy.bailSet()
+      this.skipDfa = this.backoff
+      this.backoff = Math.min(2 * this.backoff, MAX_DFA_SKIP)
+    }
+    if (bits === null) return this.simulate(text, from, seeds)
+    const found = bits.run(text, from, seeds)
+    this.steps += bits.steps
+    return found
   }
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */

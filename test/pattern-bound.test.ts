@@ -5,6 +5,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { compilePattern, MAX_STATES, patternWork, PatternError, STEPS_PER_CHAR, type LinearPattern } from '../src/pattern.ts'
+import { BIT_STEPS_PER_CHAR } from '../src/pattern-bits.ts'
 import { host, registrationError } from './helpers/host.ts'
 
 const SEED = 20261202
@@ -140,6 +141,81 @@ describe('patterns with many states', () => {
     // the search must meet both outcomes, and report how close it came
     assert.ok(accepted > 100 && refused > 20, `${accepted} accepted, ${refused} refused`)
     assert.ok(most < STEPS_PER_CHAR, `at most ${most} steps per character`)
+  })
+})
+
+describe('the bit-parallel simulation', () => {
+  /** Its bound for one test of m on text, run alone (no DFA): a constant per character, whatever the states. */
+  function assertBitBound (m: LinearPattern, text: string, what: string): void {
+    assert.ok(m.bitParallel && m.dfa === null, `${what}: runs on the bit-parallel simulation alone`)
+    assert.ok(m.steps <= BIT_STEPS_PER_CHAR * (text.length + 1), `${what}: ${m.steps} steps on ${text.length} characters`)
+  }
+
+  it('answers the worst pattern near the limit in a few steps per character, however many states', () => {
+    // independent answers (V8 backtracks on these for minutes): the text ends with c, so no `$`
+    // pattern matches; a random run of a and b has an a with 17 more after it
+    for (const [source, expected] of [['(a|b)*a(a|b){17}$', false], ['\\b(a|b)*a(a|b){15}\\b$', false], ['^(a|b)*a(a|b){17}', true], ['(a|b)*a(a|b){3}$', false]] as const) {
+      const m = compilePattern(source, { dfaCells: 0 })
+      const worstText = `${ab(BODY - 1, 3)}c`
+      assert.equal(m.test(worstText), expected, source)
+      assertBitBound(m, worstText, source)
+      // one look-up per chunk of 8 positions, the start, the character: at most 80/8 + 3
+      assert.ok(m.steps <= (Math.ceil(m.states / 8) + 3) * (worstText.length + 1), `/${source}/u: ${m.steps} steps`)
+      // and the DFA, which thrashes on it, hands over to it within the address's bound
+      const usual = compilePattern(source)
+      for (let i = 0; i < 3; i++) {
+        assert.equal(usual.test(worstText), expected, source)
+        assertBound(usual, worstText, source)
+      }
+    }
+  })
+
+  it('a search over patterns near the limit, with assertions and classes outside ASCII, finds none over its bound', () => {
+    const unit = fc.constantFrom('a', 'b', 'é', '😀', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '\\p{L}', '[^a]', '(?:a|😀)')
+    const quantifier = fc.constantFrom('', '*', '+', '?', '{2}', '{0,3}', '{5}', '{8,9}', '{2,}')
+    const { alternatives } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
+      piece: fc.oneof({ depthIdentifier: 'b', maxDepth: 2 },
+        fc.tuple(unit, quantifier).map(([u, q]) => u + q),
+        fc.constantFrom('^', '$', '\\b', '\\B'),
+        fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
+      sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 5, depthIdentifier: 'b' }).map(ps => ps.join('')),
+      alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'b' }).map(xs => xs.join('|'))
+    }))
+    const piece = fc.constantFrom('a', 'b', 'é', '😀', '\ud83d', ' ', '-', 'ab', 'ba', 'aaaa')
+    const texts = fc.array(fc.tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 400 }), fc.constantFrom('', 'c', '😀'))
+      .map(([unit, k, end]) => unit.join('').repeat(k) + end), { minLength: 1, maxLength: 3 })
+    let ran = 0
+    let most = 0
+    fc.assert(fc.property(alternatives, texts, (source, ts) => {
+      let m: LinearPattern
+      try {
+        m = compilePattern(source, { dfaCells: 0 })
+      } catch (error) {
+        assert.ok(error instanceof PatternError, String(error))
+        return
+      }
+      if (!m.bitParallel) return
+      ran++
+      // V8 backtracks: it is the oracle on the texts' short prefixes only
+      const oracle = new RegExp(source, 'u')
+      for (const t of ts) {
+        const short = t.slice(0, 12)
+        assert.equal(m.test(short), oracle.test(short), `/${source}/u on ${JSON.stringify(short)}`)
+        assertBitBound(m, short, `/${source}/u`)
+        m.test(t)
+        assertBitBound(m, t, `/${source}/u`)
+        most = Math.max(most, m.steps / (t.length + 1))
+      }
+    }), { seed: SEED + 2, numRuns: 400 })
+    assert.ok(ran > 150, `${ran} patterns ran on the bit-parallel simulation`)
+    assert.ok(most < BIT_STEPS_PER_CHAR, `at most ${most} steps per character`)
+  })
+
+  it('leaves a pattern with a counter to the simulation of all paths', () => {
+    const m = compilePattern('[^<>]{1,4000}$')
+    assert.equal(m.bitParallel, false)
+    assert.equal(compilePattern('(a|b)*a(a|b){17}$').bitParallel, true)
+    assert.equal(compilePattern('(a|b)*a(a|b){17}$', { bits: false }).bitParallel, false)
   })
 })
 

@@ -13,10 +13,11 @@ function withinBound (m: LinearPattern, text: string): boolean {
   return m.steps <= 16 * (m.states + 1) * (text.length + 1)
 }
 
-// the four ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about
-// two states (flushing at almost every new state, then handing over to the simulation), the
-// simulation alone, and the simulation with every repetition of one character or class counted
-const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }, { counting: true }] as const
+// the ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about two
+// states (flushing at almost every new state, then handing over to the bit-parallel simulation),
+// the bit-parallel simulation alone, the simulation of all paths with every repetition of one
+// character or class counted, and the last two again with the simulation of all paths instead
+const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }, { counting: true }, { dfaCells: 1, bits: false }, { dfaCells: 0, bits: false }] as const
 const compileEach = (source: string, extra: PatternOptions = {}): LinearPattern[] => CACHES.map(options => compilePattern(source, { ...options, ...extra }))
 
 function agrees (pattern: string, text: string): void {
