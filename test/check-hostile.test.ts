@@ -252,9 +252,9 @@ describe('addresses of our own that are large or deep pass', () => {
   let app: ReturnType<typeof Fastify>
   before(async () => {
     app = Fastify()
-    // 30,000 messages: an arrival of about 1.4 MB
+    // 30,000 messages: an arrival of about 1.4 MB, which an address allows when its limits say so
     const messages = Array.from({ length: 30_000 }, (_, i) => ({ role: 'user', content: `message number ${i} of many` }))
-    await app.register(gpt, { form: { type: 'integer', minimum: 0 }, act: () => ({ ok: true }), prompt: 'many', messages, rateLimit: false, lint: false } as unknown as GptOptions)
+    await app.register(gpt, { form: { type: 'integer', minimum: 0 }, act: () => ({ ok: true }), prompt: 'many', messages, limits: { messages: 30_000 }, rateLimit: false, lint: false } as unknown as GptOptions)
     url = await app.listen({ port: 0, host: '127.0.0.1' })
   })
   after(() => app.close())
