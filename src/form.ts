@@ -215,6 +215,8 @@ interface Seen {
   nesting: number
   /** The deepest subschema: its depth in schemas and where it is. */
   deepest: { depth: number, path: string }
+  /** The widest schema: its keywords and the members of its lists and maps of subschemas, and where it is. */
+  widest: { width: number, path: string }
 }
 
 /** Walks every subschema, refusing what Ajv would accept but not enforce. */
@@ -224,8 +226,10 @@ function audit (schema: Json, address: string, path: string, seen: Seen, nesting
   const object = schema as JsonObject
   // Without allErrors the validator's code opens a block per keyword and per member that closes
   // only at the schema's end: a flat object of thousands of properties nests thousands deep.
-  nesting += width(object)
+  const wide = width(object)
+  nesting += wide
   seen.nesting = Math.max(seen.nesting, nesting)
+  if (wide > seen.widest.width) seen.widest = { width: wide, path }
   if (depth > seen.deepest.depth) seen.deepest = { depth, path }
   const idle = noEffect(object)
   if (idle !== undefined) throw new GPT_ERR_FORM_NO_EFFECT(address, `${idle}, at ${pointer(path)}`)
@@ -403,7 +407,7 @@ export function compileForm (form: Json, address: string, { allErrors = false, l
   // than formDepth, and nothing costs more than formBytes allow (a form from JavaScript was
   // already checked by freezeJson; this one is for every other caller).
   const bytes = measureForm(form, address, limits)
-  const seen: Seen = { keywords: new Set(), names: new Set(), schemas: new Set(), nesting: 0, deepest: { depth: 0, path: '' } }
+  const seen: Seen = { keywords: new Set(), names: new Set(), schemas: new Set(), nesting: 0, deepest: { depth: 0, path: '' }, widest: { width: 0, path: '' } }
   audit(form, address, '', seen)
   const optimize = bytes <= OPTIMIZED_BYTES
   const flat = allErrors || seen.nesting > NESTING
@@ -448,11 +452,20 @@ function locate (form: Json): Map<object, string> {
   return places
 }
 
+/** Past this many keywords and subschemas in one schema, running out of stack is put down to its width. */
+const WIDE = 256
+
 function refusal (error: unknown, address: string, form: JsonObject, seen: Seen): Error {
   if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
   if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
   // The validator recurses as it follows $refs and nested subschemas: refs that name only one
   // another, some $id-relative refs, and chains nested some hundreds deep exhaust its stack.
+  // A union's alternatives nest the validator's code one level each (else-if chains), so a wide
+  // oneOf exhausts the stack as a deep form does: the message names whichever it is.
+  if (error instanceof RangeError && !seen.keywords.has('$ref') && seen.widest.width > WIDE) {
+    const { width, path } = seen.widest
+    return new GPT_ERR_FORM_TOO_LARGE(address, `the validator ran out of stack compiling it: its widest schema, with ${width} keywords and subschemas, is at ${pointer(path)} (split a long union into nested ones, or list constants in one enum)`)
+  }
   if (error instanceof RangeError && !seen.keywords.has('$ref')) {
     const { depth, path } = seen.deepest
     return new GPT_ERR_FORM_TOO_DEEP(address, `the validator ran out of stack compiling it: its deepest subschema, ${depth} schemas deep, is at ${pointer(path)} (nest it less, or lower limits.formDepth)`)

@@ -133,6 +133,11 @@ describe('forms the validator could not compile before get an edition or a true 
     await rejects({ form, limits: { formDepth: 1024 } }, 'GPT_ERR_FORM_TOO_DEEP', /the validator ran out of stack compiling it: its deepest subschema, 1001 schemas deep, is at \/items/)
   })
 
+  it('says a union too wide to compile is too large, naming it, not too deep', async () => {
+    const form = { oneOf: Array.from({ length: 8000 }, (_, i) => ({ const: `v${i}` })) }
+    await rejects({ form }, 'GPT_ERR_FORM_TOO_LARGE', /the validator ran out of stack compiling it: its widest schema, with 8001 keywords and subschemas, is at the form \(split a long union/)
+  })
+
   it('refuses 14 nested anyOf (0.77 MB, 73 s to build) at once with GPT_ERR_FORM_TOO_LARGE, and builds 11 of them (165 KB)', async () => {
     const leaf = { type: 'object', properties: { a: { type: 'string', maxLength: 5 } } }
     const form = (levels: number): object => nest(levels, (inner) => ({ anyOf: [inner, structuredClone(inner)] }), leaf)
