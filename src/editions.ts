@@ -316,17 +316,19 @@ export class SharedEditions<E extends Versioned> {
   }
 
   /**
-   * Stores the edition served again, as the highest version seen: Redis lost it (or was given a
+   * Stores the newest edition known again, as the highest version seen: Redis lost it (or was given a
    * lower or absurd one). Every instance doing so at once converges on the newest: one finding a
    * lower version stored puts back its own. Answers undefined once stored, or else what is stored.
    */
   async #reseed (problem: Problem): Promise<Stored | undefined> {
     const current = this.#holder.current
+    // The newest edition known here: the one served, or a newer one met in a conflict and not yet served.
+    const content = this.#base ?? current.content
     const version = this.#known
     const what = this.#described(problem)
-    const stored = await this.#put(contentText(current.content), version)
+    const stored = await this.#put(contentText(content), version)
     if (stored !== undefined) return stored
-    this.#serve(version === current.version ? current : this.#holder.build(current.content, version), this.#observed.token)
+    this.#serve(version === current.version && content === current.content ? current : this.#holder.build(content, version), this.#observed.token)
     this.#log.warn({ address: this.#holder.path, version }, `gpt: the shared edition ${what}; stored the one served here again, as version ${version}`)
     return undefined
   }
@@ -431,9 +433,9 @@ export class SharedEditions<E extends Versioned> {
   async #learn (stored: Stored, serve: boolean, starting = false): Promise<Problem | undefined> {
     const { version, token, content } = stored
     this.#observed = { version, token }
-    this.#base = undefined
     const problem = this.#problem(version)
-    if (problem !== undefined) return problem
+    if (problem !== undefined) return problem // a base taken stays: it is the newest edition known, and the one put back
+    this.#base = undefined
     const number = Number(version)
     this.#known = number
     if ((number === this.#holder.current.version && token === this.#token) || (number === this.#refused.version && token === this.#refused.token)) return

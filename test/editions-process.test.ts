@@ -160,6 +160,44 @@ describe('shared editions, instances in one process', () => {
       await until(() => logged.some((line) => /was missing \(deleted, flushed or evicted\)/.test(line)), 'the repair logged')
     })
 
+    it('a key lost just after a conflict showed a newer edition: the one put back is that newer edition, not the one served', async () => {
+      // a never hears b's notifications, so its update meets b's edition by a conflict; the key is
+      // deleted at that moment, before a stores again.
+      const member = (target: object, name: string | symbol): unknown => {
+        const value = Reflect.get(target, name, target) as unknown
+        return typeof value === 'function' ? value.bind(target) : value
+      }
+      const subscriber = client()
+      const deafSubscriber = new Proxy(subscriber, {
+        get: (target, name) => name === 'on'
+          ? (event: string, listener: () => void) => event === 'message' ? target : target.on(event, listener)
+          : member(target, name)
+      })
+      let lost = false
+      const deaf = new Proxy(client(), {
+        get: (target, name) => {
+          if (name === 'duplicate') return () => deafSubscriber
+          if (name !== 'eval') return member(target, name)
+          return async (...args: Parameters<Redis['eval']>) => {
+            const reply = await target.eval(...args) as unknown[]
+            if (!lost && reply[0] === 0) {
+              lost = true
+              await target.del('base-lost')
+            }
+            return reply
+          }
+        }
+      })
+      const a = await instance('base-lost', { share: { redis: deaf, key: 'base-lost' } })
+      const b = await instance('base-lost')
+      await appendAll(b.address, ['from b'])
+      assert.deepEqual(contents(a.address), [], 'a has not heard of it')
+      await appendAll(a.address, ['from a'])
+      assert.ok(lost, 'the key was lost after a conflict')
+      await until(() => a.address.etag === b.address.etag, 'one edition on both')
+      assert.deepEqual(contents(a.address), ['from b', 'from a'])
+    })
+
     it('a lower version written back (a restored backup): no update reported stored is lost, and every instance serves them all', async () => {
       const a = await instance('restored')
       const b = await instance('restored')
