@@ -73,26 +73,90 @@ export function inForm (form: unknown, location: string): string | undefined {
   return pointer
 }
 
+/** Whether a keyword stands anywhere in s, as a keyword (not as the name of a member). */
+function asserts (schema: unknown, keyword: string): boolean {
+  if (Array.isArray(schema)) return schema.some((item) => asserts(item, keyword))
+  if (schema === null || typeof schema !== 'object') return false
+  return Object.entries(schema).some(([key, value]) => (key === keyword && typeof value === 'string') ||
+    (key === 'properties' || key === 'patternProperties' || key === '$defs' || key === 'dependentSchemas'
+      ? Object.values(value as object).some((member) => asserts(member, keyword))
+      : asserts(value, keyword)))
+}
+
+const MARK = '\ue000'
+
+/**
+ * The member names on the way to the first string that holds a raw control character, read with
+ * those characters taken out; undefined when the text is no JSON even so.
+ */
+export function rawIn (text: string): string[] | undefined {
+  let inString = false
+  let out = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string
+    if (inString && c === '\\') {
+      out += c + (text[++i] ?? '')
+      continue
+    }
+    if (c === '"') inString = !inString
+    out += inString && c < ' ' ? MARK : c
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(out)
+  } catch {
+    return undefined
+  }
+  const find = (here: unknown, path: string[]): string[] | undefined => {
+    if (typeof here === 'string') return here.includes(MARK) ? path : undefined
+    if (here === null || typeof here !== 'object') return undefined
+    for (const [key, member] of Object.entries(here)) {
+      const named = Array.isArray(here) ? path : [...path, key]
+      if (key.includes(MARK)) return named
+      const found = find(member, named)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  return find(value, [])
+}
+
+/** The member names a pointer into s names through `properties`: `/properties/a/properties/b/maxLength` names a, b. */
+const members = (pointer: string): string[] => {
+  const segments = pointer.split('/').slice(1)
+  return segments.flatMap((segment, i) => segments[i - 1] === 'properties' && (i < 2 || segments[i - 2] !== 'properties') ? [unescape(segment)] : [])
+}
+
 const within = (location: string, pointer: string): boolean => location === pointer || location.startsWith(`${pointer}/`)
 
 /** Why s or the parser refuses a body, and the finding that foresaw it; or that s admits it. */
-function refusal (text: string, form: object, judge: Judge, findings: readonly Finding[]): Omit<Refusal, 'body'> & { readonly admitted: boolean } {
+function refusal (text: string, form: object, judge: Judge, findings: readonly Finding[]): Omit<Refusal, 'body'> & { readonly admitted: boolean, readonly formatted?: boolean } {
   let value: unknown
   try {
     value = parse(bytes(text))
   } catch (error) {
     const reason = error instanceof ParseError ? error.reason : 'syntax'
-    const finding = findings.find((f) => FORESEES[reason]?.(f) === true)
+    const foreseeing = findings.filter((f) => FORESEES[reason]?.(f) === true)
+    // of those, the one about the string that holds the raw character, when it can be told
+    const names = reason === 'syntax' ? rawIn(text) : undefined
+    const finding = foreseeing.find((f) => names !== undefined && members(f.pointer).join('/') === names.join('/')) ?? foreseeing[0]
     return { why: `not strict JSON (${reason})`, admitted: false, ...(finding === undefined ? {} : { finding: shown(finding) }) }
   }
   const verdict = judge.admits(value)
   if (verdict === undefined) return { why: `no verdict: ${judge.why ?? 'the independent validator gave none'}`, admitted: false }
-  if (verdict.valid) return { why: 's admits it', admitted: true }
+  if (verdict.valid) {
+    // 2020-12 makes format an annotation: the independent validator's reading of one is not the only
+    // conformant one (catalogue.ts), so an address may refuse what it admits, as lint may foresee
+    if (!asserts(form, 'format')) return { why: 's admits it', admitted: true }
+    const finding = findings.find((f) => f.rule === 'decoder-loosens' && f.pointer.endsWith('/format'))
+    return { why: 's admits it, as the independent validator reads "format"', admitted: true, formatted: true, ...(finding === undefined ? {} : { finding: shown(finding) }) }
+  }
   const loosens = findings.filter((f) => f.rule === 'decoder-loosens')
   // the keyword that refuses the body, or a schema above it, is one lint says the decoder loosens
   const places = verdict.locations.map((location) => inForm(form, location))
   const finding = loosens.find((f) => places.some((place) => place === undefined || within(place, f.pointer)))
-  const where = places.find((place) => place !== undefined) ?? verdict.locations[0] ?? ''
+  // the deepest keyword says most
+  const where = places.reduce<string | undefined>((deepest, place) => place !== undefined && place.length > (deepest?.length ?? -1) ? place : deepest, undefined) ?? verdict.locations[0] ?? ''
   return { why: `s refuses it at ${where === '' ? '(form)' : where}`, admitted: false, ...(finding === undefined ? {} : { finding: shown(finding) }) }
 }
 
@@ -124,7 +188,7 @@ export async function actor (client: Client, results: Results, form: object, jud
       tally.unanswered++
       continue
     }
-    const { admitted, ...why } = refusal(text, form, judge, findings)
+    const { admitted, formatted, ...why } = refusal(text, form, judge, findings)
     const took = answer.response !== undefined && acted(answer.response)
     if (took) {
       tally.accepted++
@@ -132,8 +196,8 @@ export async function actor (client: Client, results: Results, form: object, jud
     } else tally.refused++
     if (!took) list.push({ body: printable(bytes(text)), ...why })
     if (!took && answer.response !== undefined) refusals.push(answer)
-    // no verdict is no fault of the address
-    if (took !== admitted && !why.why.startsWith('no verdict')) {
+    // no verdict is no fault of the address, nor a stricter reading of a format
+    if (took !== admitted && !why.why.startsWith('no verdict') && !(formatted === true && !took)) {
       wrong.push(answer)
       faults.push(took ? `acted on a body it must refuse (${why.why})` : `refused a value s admits (${answer.response === undefined ? answer.unanswered as string : `answered ${answer.response.status}`})`)
     }

@@ -3,7 +3,7 @@
 // unrolled into the grammar); here that costs a thread the checker ends, never the checker.
 import { parentPort, workerData } from 'node:worker_threads'
 import { random } from './generate.ts'
-import { load, walk, type Walked } from './xgrammar.ts'
+import { load, refusal, walk, type Walked } from './xgrammar.ts'
 
 export interface Task {
   readonly form: unknown
@@ -13,10 +13,14 @@ export interface Task {
 }
 
 const task = workerData as Task
+// The converter says why it refuses a form on the console it found when loaded, then aborts: this
+// thread's console, kept, so that the report gives its words.
+const said: string[] = []
+console.log = console.warn = console.error = (...words: unknown[]) => { said.push(words.map(String).join(' ')) }
 let reply: Walked
 try {
   reply = await walk(load(), task.form, { next: random(task.seed), bodies: task.bodies, maxTokens: task.maxTokens })
 } catch (error) {
   reply = { error: error instanceof Error ? error.message : String(error) }
 }
-parentPort?.postMessage(reply)
+parentPort?.postMessage('error' in reply ? { error: refusal(said) ?? reply.error } : reply)

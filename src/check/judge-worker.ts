@@ -76,8 +76,8 @@ async function answer (message: Message): Promise<Reply> {
     return { kind: 'form', problem: `${leaf.instanceLocation}: ${leaf.error}` }
   }
   const { valid, errors } = (validator as Validator).validate(message.value)
-  const failed = errors.filter((e) => !WRAPPERS.has(e.keyword))
-  return { kind: 'verdict', valid, keywords: [...new Set(failed.map((e) => e.keyword))], locations: [...new Set(failed.map((e) => e.keywordLocation.replace(/^#/, '')))] }
+  const keywords = errors.map((e) => e.keyword).filter((k) => !WRAPPERS.has(k))
+  return { kind: 'verdict', valid, keywords: [...new Set(keywords)], locations: [...new Set(errors.map((e) => e.keywordLocation.replace(/^#/, '')))] }
 }
 
 const { port, flag } = workerData as { port: MessagePort, flag: Int32Array }

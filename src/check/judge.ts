@@ -16,7 +16,7 @@ export interface Verdict {
   readonly valid: boolean
   /** The keywords that failed, wrappers (properties, items, $ref...) left out. */
   readonly keywords: ReadonlySet<string>
-  /** Where those keywords are in s, as JSON Pointers along the way the validator went (through each `$ref`). */
+  /** Where the keywords that failed are in s, wrappers included, as JSON Pointers along the way the validator went (through each `$ref`). */
   readonly locations: readonly string[]
 }
 
