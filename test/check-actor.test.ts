@@ -15,6 +15,7 @@ import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { noteBoard, poll } from '../example/addresses.js'
 import { inForm, MAX_ACTOR_ACTS, rawIn } from '../src/check/actor.ts'
+import { decode } from '../src/check/decoder.ts'
 import gpt, { type GptOptions } from '../src/index.ts'
 import { lint } from '../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../src/testing.ts'
@@ -167,6 +168,9 @@ describe('check with a decoder writing the acts (--actor xgrammar)', () => {
     await assert.rejects(check(send, 'x', { actor: 'xgrammar', acts: 0 }), /1 to 1000 acts/)
     await assert.rejects(check(send, 'x', { actor: 'xgrammar', acts: MAX_ACTOR_ACTS + 1 }), RangeError)
     await assert.rejects(check(send, 'x', { actor: 'outlines' as 'xgrammar', acts: 1 }), /unknown actor "outlines"/)
+    // the decoder's thread is ended when its time is up, whatever it was doing
+    const late = await decode({ form: noteBoard().form, bodies: 1000, seed: 1, maxTokens: 800 }, 50)
+    assert.deepEqual(late, { error: 'the decoder wrote no bodies within 50 ms' })
     // a request budget spent before the decoder's bodies: those not sent make the run unfinished
     const report = await checkAddress(app, { path: '/poll', actor: 'xgrammar', acts: 30, maxRequests: 50 })
     assert.ok((report.actor?.unanswered ?? 0) > 0, JSON.stringify(report.actor))
