@@ -16,6 +16,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { noteBoard, poll } from '../example/addresses.js'
 import { inForm, MAX_ACTOR_ACTS, rawIn } from '../src/check/actor.ts'
 import { decode } from '../src/check/decoder.ts'
+import { main } from '../src/cli/check.ts'
 import gpt, { type GptOptions } from '../src/index.ts'
 import { lint } from '../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../src/testing.ts'
@@ -258,6 +259,18 @@ describe('fastify-gpt check --actor, as users run it', () => {
       assert.match(run.err, message)
       assert.equal(run.out, '')
     }
+  })
+
+  it('in process too: the same one-line refusals, and the actor\'s tally', async () => {
+    let err = ''
+    let out = ''
+    const io = { out: (text: string) => { out += text }, err: (text: string) => { err += text } }
+    assert.equal(await main([`${base}/`, '--actor', 'outlines', '--acts', '3'], io), 2)
+    assert.equal(await main([`${base}/`, '--actor', 'xgrammar', '--acts', '1001'], io), 2)
+    assert.match(err, /--actor takes xgrammar, not "outlines"[\s\S]*--actor xgrammar needs --acts N, from 1 to 1000/)
+    assert.equal(out, '')
+    assert.equal(await main([`${base}/`, '--actor', 'xgrammar', '--acts', '4'], io), 0)
+    assert.match(out, /The xgrammar actor \(@mlc-ai\/web-xgrammar [\d.]+\): 4 bodies written/)
   })
 
   it('without @mlc-ai/web-xgrammar installed: one line, exit 2, not a request sent', async () => {
