@@ -50,9 +50,9 @@ describe('hostile forms, searched', () => {
         // a value holds at most the steps it took, each within the length bound
         assert.ok(values(Buffer.from(text)) <= 3 * 10_000 + 1 && text.length <= 10_000 * (MAX_LENGTH + 16), `${text.length} bytes`)
         // every change proposed is judged refused for its keyword, so all are built
-        const { found } = nearMisses(generated, (value) => ({ valid: false, keywords: new Set([String(JSON.stringify(value)).length > 0 ? 'x' : 'y']) }))
+        const { found } = nearMisses(generated, (value) => ({ valid: false, keywords: new Set([String(JSON.stringify(value)).length > 0 ? 'x' : 'y']), locations: [] }))
         assert.equal(found.length, 0)
-        const seen = nearMisses(generated, () => ({ valid: false, keywords: new Set(['maxLength', 'maxItems', 'maxProperties']) }))
+        const seen = nearMisses(generated, () => ({ valid: false, keywords: new Set(['maxLength', 'maxItems', 'maxProperties']), locations: [] }))
         for (const miss of seen.found) assert.ok(JSON.stringify(miss.value).length <= text.length + Math.max(NEAR_BYTES, 4 * NEAR_MAX) + 64)
       }
     }), { numRuns: 60, seed: 20261201 })

@@ -1,10 +1,9 @@
 // A real constrained decoder acting on live addresses: XGrammar (@mlc-ai/web-xgrammar) compiles
 // each form with a small vocabulary, and random walks of its matcher write bodies as a model
-// sampling under the grammar would (test/helpers/xgrammar.cjs). Each body is POSTed to an address
+// sampling under the grammar would (src/check/xgrammar.ts). Each body is POSTed to an address
 // listening on a port. Where lint says XGrammar enforces the form exactly, every body is acted on;
 // every body refused (the bare 204, draft §5.3) is explained by one of lint's findings for xgrammar.
 import assert from 'node:assert/strict'
-import { createRequire } from 'node:module'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Validator } from '@cfworker/json-schema'
@@ -16,10 +15,7 @@ import { compileForm, freezeJson, type Json } from '../src/form.ts'
 import { lint, type Finding } from '../src/lint/index.ts'
 import { parse, ParseError } from '../src/parse.ts'
 import { randomForm } from './fixtures/lint-forms.ts'
-
-const xgrammar = createRequire(import.meta.url)('./helpers/xgrammar.cjs') as {
-  act: (schema: Json, options: { bodies: number, next: () => number }) => Promise<{ texts: string[], dropped: number } | { error: unknown }>
-}
+import * as xgrammar from './helpers/xgrammar.ts'
 
 const closed = (properties: Record<string, Json>, required = Object.keys(properties)): Json =>
   ({ type: 'object', properties, required, additionalProperties: false })

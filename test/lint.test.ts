@@ -168,8 +168,11 @@ describe('fastify-gpt lint', () => {
   it('exits 1 on errors, prints JSON with --json, and judges only the decoders named', async () => {
     const run = io()
     assert.equal(await main([file({ type: 'integer' }), '--json', '--decoder', 'openai-strict', '--body-limit', '100', '--max-depth', '3'], run.io), 1)
-    const findings = JSON.parse(run.out.join('')) as Finding[]
+    const { findings, profiles } = JSON.parse(run.out.join('')) as { findings: Finding[], profiles: Array<{ decoder: string, version: string, verdict: string }> }
     assert.ok(findings.some((f) => f.rule === 'decoder-refuses' && f.severity === 'error' && f.decoders.join() === 'openai-strict'))
+    // the converter and version the verdict rests on
+    assert.deepEqual(profiles.map(({ decoder, verdict }) => [decoder, verdict]), [['openai-strict', 'refused']])
+    assert.match(profiles[0]?.version ?? '', /openai/)
     assert.ok(findings.every((f) => f.decoders.every((d) => d === 'openai-strict')))
   })
   it('lints the s of an address\'s arrival, fetched with a GET', async () => {

@@ -42,7 +42,9 @@ describe('the published package', () => {
     const bin = new URL('../bin/fastify-gpt.js', import.meta.url).pathname
     const form = new URL('../example/note-board.form.json', import.meta.url).pathname
     const { stdout } = await run(process.execPath, [bin, 'lint', form, '--json'])
-    assert.ok(Array.isArray(JSON.parse(stdout)))
+    const linted = JSON.parse(stdout) as { findings: unknown, profiles: Array<{ decoder: string, version: string }> }
+    assert.ok(Array.isArray(linted.findings))
+    assert.match(linted.profiles.find((p) => p.decoder === 'xgrammar')?.version ?? '', /^@mlc-ai\/web-xgrammar 0\.1\.27/)
     await assert.rejects(run(process.execPath, [bin, 'nope']), (error: { code: number, stderr: string }) => error.code === 2 && /usage: fastify-gpt <check \| lint>/.test(error.stderr))
   })
 

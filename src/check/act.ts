@@ -1,12 +1,13 @@
+import { actor, type ActorOptions } from './actor.ts'
 import { held, type Answer, type Client } from './client.ts'
 import { bytes, duplicated, invalidUtf8, padded } from './bytes.ts'
 import { formCheck } from './catalogue.ts'
 import { generate, random, type Generated } from './generate.ts'
 import type { Admits, Judge } from './judge.ts'
 import { KEYWORDS, nearMisses, type NearMiss, type NearMisses } from './near-miss.ts'
-import { acted, difference, type Results } from './results.ts'
+import { acted, difference, isJsonResponse, type Results } from './results.ts'
 import { constraints } from './vocabulary.ts'
-import type { Request, Response } from './types.ts'
+import type { ActorReport, Request, Response } from './types.ts'
 
 // draft §5 and §6: the act. Without acts, only bodies that a conformant address must refuse are
 // sent; each is built around a value s admits, so that an address acting on one has shown a fault.
@@ -15,6 +16,8 @@ export interface ActOptions {
   readonly acts: number
   readonly bodySize: number
   readonly seed: number
+  /** The acts are written by a constrained decoder, not the generator. */
+  readonly actor?: Omit<ActorOptions, 'acts' | 'seed'>
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' }
@@ -32,7 +35,7 @@ const post = (body: Uint8Array, headers: Readonly<Record<string, string>> = JSON
 export type Form = { readonly form: object, readonly judge: Judge } | { readonly form?: undefined, readonly judge?: undefined, readonly none: string }
 
 /** The checks of §5 and §6, given s (or why there is none). */
-export async function checkAct (client: Client, results: Results, s: Form, options: ActOptions): Promise<void> {
+export async function checkAct (client: Client, results: Results, s: Form, options: ActOptions): Promise<ActorReport | undefined> {
   const refusals: Answer[] = [] // answers to bodies that must be refused, sent as application/json
   const refuse = async (id: string, requests: readonly Request[]): Promise<void> => {
     const answers: Answer[] = []
@@ -46,7 +49,7 @@ export async function checkAct (client: Client, results: Results, s: Form, optio
 
   const { form } = s
   const admits = form === undefined ? undefined : s.judge.admits
-  const { values, why } = admits === undefined ? { values: [] } : admitted(form as object, admits, Math.max(BASES, options.acts), options.seed)
+  const { values, why } = admits === undefined ? { values: [] } : admitted(form as object, admits, Math.max(BASES, options.actor === undefined ? options.acts : 0), options.seed)
   const base = values[0]
   // why a check that needs s, or a value it admits, cannot run: the most telling reason known now
   const noValue = (): string => form === undefined
@@ -77,13 +80,21 @@ export async function checkAct (client: Client, results: Results, s: Form, optio
     await refuse('5.2-size-chunked', [post(large, JSON_TYPE, true)])
   }
 
-  if (form !== undefined) await keywords(form, values, s.judge, options.acts, refuse, results)
-  const withActs = await acts(client, results, values, options.acts, noValue())
+  const generated = options.actor === undefined ? options.acts : 0
+  if (form !== undefined) await keywords(form, values, s.judge, generated, refuse, results)
+  let byActor: ActorReport | undefined
+  if (options.actor !== undefined && form !== undefined) {
+    byActor = await actor(client, results, form, s.judge, refusals, { ...options.actor, acts: options.acts, seed: options.seed })
+  }
+  // without s, the acts' checks say why they could not run, whoever writes the acts
+  if (options.actor !== undefined && form === undefined) results.skip('5.2-decoder', noValue())
+  const withActs = byActor !== undefined ? undefined : await acts(client, results, values, options.acts, noValue())
   const finding = byContentType ?? withActs
   if (finding === undefined) results.pass('5.1-content-type')
   else if ('held' in finding) results.skip('5.1-content-type', finding.held)
   else results.fail('5.1-content-type', finding.fault, finding.answers)
   uniform(results, refusals)
+  return byActor
 }
 
 /**
@@ -235,16 +246,6 @@ async function acts (client: Client, results: Results, values: readonly Generate
   return taking && otherwise.length > 0
     ? { fault: 'a value s admits was refused under another Content-Type', answers: otherwise }
     : undefined
-}
-
-function isJsonResponse (response: Response): boolean {
-  if (response.cut !== undefined || !/^application\/json\s*(;|$)/i.test(response.headers['content-type'] ?? '')) return false
-  try {
-    JSON.parse(new TextDecoder().decode(response.body))
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** draft §5.3: every refusal is a bare 204, and all are alike. */

@@ -33,6 +33,7 @@ const FIXED: Readonly<Record<string, Spec>> = {
   '5.2-duplicate-escaped': { section: '5.2', level: 'MUST', title: 'a duplicate member name spelt with an escape ("a", "\\u0061") is refused' },
   '5.2-utf8': { section: '5.2', level: 'MUST', title: 'a body that is not UTF-8 is refused (RFC 8259 §8.1: parse strictly)' },
   '5.2-admitted': { section: '5.2', level: 'MUST', title: 'every value s admits is acted on (validated against s itself)' },
+  '5.2-decoder': { section: '5.2', level: 'MUST', title: 'a body a constrained decoder (--actor) writes is acted on exactly when it is strict JSON that s admits' },
   '5.3-success': { section: '5.3', level: 'MUST', title: 'an act is answered 200 application/json' },
   '5.3-bare-204': { section: '5.3', level: 'SHOULD', title: 'a refused body is answered 204 with no body' },
   '5.3-uniform': { section: '5.3', level: 'SHOULD', title: 'every refusal is the same answer: none says which constraint failed' },

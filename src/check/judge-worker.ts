@@ -7,6 +7,7 @@ import type { MessagePort } from 'node:worker_threads'
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema'
 import { META_SCHEMAS } from './meta-schema.ts'
 import type { FormSummary } from './types.ts'
+import type { DecoderName, Finding } from '../lint/index.ts'
 
 const META_ID = 'https://json-schema.org/draft/2020-12/schema'
 
@@ -27,11 +28,13 @@ const WRAPPERS = new Set(['properties', 'patternProperties', 'items', 'prefixIte
   'dependentSchemas', 'if', 'then', 'else', 'contains', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames'])
 
 export type Message = { readonly kind: 'hello' } | { readonly kind: 'form', readonly form: object } | { readonly kind: 'judge', readonly value: unknown } | { readonly kind: 'lint' }
+  | { readonly kind: 'findings', readonly decoders: readonly DecoderName[] }
 export type Reply =
   | { readonly kind: 'ready' }
   | { readonly kind: 'lint', readonly summary: FormSummary }
   | { readonly kind: 'form', readonly problem?: string }
-  | { readonly kind: 'verdict', readonly valid: boolean, readonly keywords: readonly string[] }
+  | { readonly kind: 'verdict', readonly valid: boolean, readonly keywords: readonly string[], readonly locations: readonly string[] }
+  | { readonly kind: 'findings', readonly findings: readonly Finding[] }
   | { readonly kind: 'error', readonly message: string }
 
 let validator: Validator | undefined
@@ -43,15 +46,21 @@ const here = import.meta.url
 const LINT = new URL(here.endsWith('.ts') ? '../lint/index.ts' : '../lint/index.js', here).href
 
 async function summary (): Promise<Reply> {
-  const { lint, runtimeVerdicts } = await import(LINT) as typeof import('../lint/index.ts')
+  const { decoderProfiles, lint, runtimeVerdicts } = await import(LINT) as typeof import('../lint/index.ts')
   const findings = lint(form)
   const count = (severity: string): number => findings.filter((f) => f.severity === severity).length
-  return { kind: 'lint', summary: { errors: count('error'), warnings: count('warning'), runtimes: runtimeVerdicts(findings) } }
+  const versions = new Map(decoderProfiles().map(({ decoder, version }) => [decoder, version]))
+  const runtimes = runtimeVerdicts(findings).map((verdict) => ({ ...verdict, version: versions.get(verdict.decoder as DecoderName) as string }))
+  return { kind: 'lint', summary: { errors: count('error'), warnings: count('warning'), runtimes } }
 }
 
 async function answer (message: Message): Promise<Reply> {
   if (message.kind === 'hello') return { kind: 'ready' }
   if (message.kind === 'lint') return summary()
+  if (message.kind === 'findings') {
+    const { lint } = await import(LINT) as typeof import('../lint/index.ts')
+    return { kind: 'findings', findings: lint(form, { decoders: message.decoders }) }
+  }
   if (message.kind === 'form') {
     validator = undefined
     form = message.form
@@ -67,7 +76,8 @@ async function answer (message: Message): Promise<Reply> {
     return { kind: 'form', problem: `${leaf.instanceLocation}: ${leaf.error}` }
   }
   const { valid, errors } = (validator as Validator).validate(message.value)
-  return { kind: 'verdict', valid, keywords: [...new Set(errors.map((e) => e.keyword).filter((k) => !WRAPPERS.has(k)))] }
+  const keywords = errors.map((e) => e.keyword).filter((k) => !WRAPPERS.has(k))
+  return { kind: 'verdict', valid, keywords: [...new Set(keywords)], locations: [...new Set(errors.map((e) => e.keywordLocation.replace(/^#/, '')))] }
 }
 
 const { port, flag } = workerData as { port: MessagePort, flag: Int32Array }

@@ -1,6 +1,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import type { Message, Reply } from './judge-worker.ts'
 import type { FormSummary } from './types.ts'
+import type { DecoderName, Finding } from '../lint/index.ts'
 
 // The checker's own verdicts, from @cfworker/json-schema: an implementation independent of the
 // Ajv that fastify-gpt enforces forms with, so that a fault of either shows as a disagreement.
@@ -15,6 +16,8 @@ export interface Verdict {
   readonly valid: boolean
   /** The keywords that failed, wrappers (properties, items, $ref...) left out. */
   readonly keywords: ReadonlySet<string>
+  /** Where the keywords that failed are in s, wrappers included, as JSON Pointers along the way the validator went (through each `$ref`). */
+  readonly locations: readonly string[]
 }
 
 /** Whether s admits a value; undefined when the judge could not tell (see `Judge.why`). */
@@ -77,7 +80,13 @@ export class Judge {
   /** The judge of values for s: whether s admits one, and what refused it. */
   readonly admits: Admits = (value) => {
     const reply = this.#call({ kind: 'judge', value }, this.#timeout)
-    return reply?.kind === 'verdict' ? { valid: reply.valid, keywords: new Set(reply.keywords) } : undefined
+    return reply?.kind === 'verdict' ? { valid: reply.valid, keywords: new Set(reply.keywords), locations: reply.locations } : undefined
+  }
+
+  /** lint's findings for s, for these decoders only, within the linter's bound; undefined if they did not come. */
+  findings (decoders: readonly DecoderName[]): readonly Finding[] | undefined {
+    const reply = this.#call({ kind: 'findings', decoders }, Math.max(this.#timeout, LINT_TIMEOUT))
+    return reply?.kind === 'findings' ? reply.findings : undefined
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { CheckResult, Exchange, Level, Report } from './types.ts'
+import type { ActorReport, CheckResult, Exchange, Level, Refusal, Report } from './types.ts'
 import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
@@ -16,7 +16,7 @@ const SECTIONS: Readonly<Record<string, string>> = {
   6: 'Actor identity'
 }
 
-const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`
+const counted = (n: number, noun: string, plural = `${noun}s`): string => `${n} ${n === 1 ? noun : plural}`
 
 const headers = (fields: Readonly<Record<string, string>>): string =>
   Object.entries(fields).map(([name, value]) => `${name}: ${value}`).join(', ')
@@ -34,6 +34,23 @@ function exchange (e: Exchange): string[] {
 function line (result: CheckResult): string {
   return `  ${result.outcome.padEnd(4)}  ${result.level.padEnd(6)}  ${result.id}: ${result.title}` +
     (result.outcome !== 'pass' && result.detail !== undefined ? `\n        ${result.detail}` : '')
+}
+
+/** What the decoder wrote and what became of it: refusals grouped by why, each with what foresaw it. */
+function actor (tally: ActorReport): string[] {
+  const head = `The ${tally.decoder} actor (${tally.version})`
+  const profile = `  lint's ${tally.decoder} profile describes ${tally.profile}`
+  if (tally.refusedForm !== undefined) return [`${head}: refuses s: ${tally.refusedForm}`, profile]
+  const out = [`${head}: ${counted(tally.written, 'body', 'bodies')} written, ${tally.accepted} acted on, ${tally.refused} refused` +
+    (tally.unanswered > 0 ? `, ${tally.unanswered} not sent` : '') + (tally.dropped > 0 ? `; ${tally.dropped} walks dropped at the token bound` : '')]
+  const groups = new Map<string, Refusal[]>()
+  for (const refusal of tally.refusals) {
+    const { finding } = refusal
+    const key = `${refusal.why}: ${finding === undefined ? 'unexplained' : `foreseen by lint, ${finding.rule} at ${finding.pointer === '' ? '(form)' : finding.pointer}`}`
+    groups.set(key, [...groups.get(key) ?? [], refusal])
+  }
+  for (const [key, list] of groups) out.push(`  ${list.length} ${key}`, `      e.g. ${(list[0] as Refusal).body}`)
+  return [...out, profile]
 }
 
 export function formatReport (report: Report): string {
@@ -59,6 +76,7 @@ export function formatReport (report: Report): string {
     out.push('', `The form (fastify-gpt lint: advice for its author, not checks): ${counted(errors, 'error')}, ${counted(warnings, 'warning')}`,
       `  exact: ${who('exact')}`, `  loosened: ${who('loosened')}`, `  refused: ${who('refused')}`)
   }
+  if (report.actor !== undefined) out.push('', ...actor(report.actor))
   const { pass, fail, skip } = report.counts
   const musts = failed.filter((r) => r.level === 'MUST').length
   out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${counted(report.requests, 'request')}` +

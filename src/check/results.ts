@@ -48,3 +48,14 @@ export function difference (a: Response, b: Response): string | undefined {
 
 /** draft §5.3: an act is answered 2xx; 204 is the refusal (status 0 never occurs: no answer is no response). */
 export const acted = (response: Response): boolean => response.status >= 200 && response.status < 300 && response.status !== 204
+
+/** draft §5.3: an act's answer is a whole JSON body, labelled application/json. */
+export function isJsonResponse (response: Response): boolean {
+  if (response.cut !== undefined || !/^application\/json\s*(;|$)/i.test(response.headers['content-type'] ?? '')) return false
+  try {
+    JSON.parse(new TextDecoder().decode(response.body))
+    return true
+  } catch {
+    return false
+  }
+}

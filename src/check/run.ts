@@ -1,8 +1,10 @@
 import { checkAct } from './act.ts'
+import { MAX_ACTOR_ACTS } from './actor.ts'
+import { installed, MISSING } from './xgrammar.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { Results } from './results.ts'
-import type { CheckOptions, FormSummary, Report, Send } from './types.ts'
+import type { ActorReport, CheckOptions, FormSummary, Report, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -23,12 +25,14 @@ export async function check (send: Send, target: string, options: CheckOptions =
   for (const [name, value] of Object.entries(numbers)) {
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
   }
+  const by = options.actor === undefined ? undefined : await actorOf(options.actor, acts)
+  const deadline = Date.now() + timeLimit * 1000
   const client = new Client(send, {
     maxRequests,
     interval: options.interval ?? 0,
     maxWait: options.maxWait ?? 60,
     sleep: options.sleep ?? sleep,
-    deadline: Date.now() + timeLimit * 1000,
+    deadline,
     timeLimit,
     ...(options.headers === undefined ? {} : { actHeaders: lowerCase(options.headers) }),
     ...(options.progress === undefined ? {} : { progress: options.progress })
@@ -38,9 +42,17 @@ export async function check (send: Send, target: string, options: CheckOptions =
   const { s } = arrived
   let unfinished: string[] = []
   let summary: FormSummary | undefined
+  let actor: ActorReport | undefined
   try {
     // nothing answered: no other check can say anything
-    if (arrived.reached) await checkAct(client, results, s, { acts, bodySize: options.bodySize ?? DEFAULT_BODY_SIZE, seed: options.seed ?? 1 })
+    if (arrived.reached) {
+      actor = await checkAct(client, results, s, {
+        acts,
+        bodySize: options.bodySize ?? DEFAULT_BODY_SIZE,
+        seed: options.seed ?? 1,
+        ...(by === undefined ? {} : { actor: { ...by, deadline } })
+      })
+    }
     unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
       .filter((why): why is string => why !== undefined)
     summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
@@ -50,8 +62,20 @@ export async function check (send: Send, target: string, options: CheckOptions =
   return {
     ...report(target, options, client, results),
     ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
-    ...(summary === undefined ? {} : { form: summary })
+    ...(summary === undefined ? {} : { form: summary }),
+    ...(actor === undefined ? {} : { actor })
   }
+}
+
+/** The decoder that writes the acts: its version and lint's profile of it, or why it cannot. */
+async function actorOf (name: string, acts: number): Promise<{ version: string, profile: string }> {
+  if (name !== 'xgrammar') throw new TypeError(`unknown actor "${name}" (one: xgrammar)`)
+  if (acts < 1 || acts > MAX_ACTOR_ACTS) throw new RangeError(`the xgrammar actor writes 1 to ${MAX_ACTOR_ACTS} acts: give acts`)
+  const version = installed()
+  if (version === undefined) throw new Error(MISSING)
+  // the linter, loaded only for the actor: lint's word on s otherwise comes from the judge's thread
+  const { decoderProfiles } = await import('../lint/index.ts')
+  return { version, profile: decoderProfiles().find((p) => p.decoder === name)?.version as string }
 }
 
 const lowerCase = (headers: Readonly<Record<string, string>>): Record<string, string> =>

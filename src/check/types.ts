@@ -83,18 +83,59 @@ export interface Report {
   readonly unfinished?: string
   /** What `fastify-gpt lint` says of the form `s`: advice for its author, never a failed check. */
   readonly form?: FormSummary
+  /** With `actor`: what the decoder wrote, what the address did with it, and why it refused what it refused. */
+  readonly actor?: ActorReport
+}
+
+/** A body the decoder wrote that the address refused, and why, as far as the checker can tell. */
+export interface Refusal {
+  /** The body, made printable and cut past 240 characters. */
+  readonly body: string
+  /** Why: `not strict JSON (syntax)`, `s refuses it at /properties/note/maxLength`, `s admits it`. */
+  readonly why: string
+  /** The lint finding (for the decoder, or for every actor) that foresaw it; absent: unexplained. */
+  readonly finding?: { readonly rule: string, readonly pointer: string, readonly message: string }
+}
+
+export interface ActorReport {
+  readonly decoder: 'xgrammar'
+  /** The converter run, with its version: `@mlc-ai/web-xgrammar 0.1.27`. */
+  readonly version: string
+  /** The converter and version lint's profile for this decoder describes. */
+  readonly profile: string
+  /** Why the converter wrote nothing, in its own words, when it refused s. */
+  readonly refusedForm?: string
+  /** Bodies written; walks dropped for running past the token bound. */
+  readonly written: number
+  readonly dropped: number
+  /** Bodies acted on, refused, and not sent (the request budget or time limit spent). */
+  readonly accepted: number
+  readonly refused: number
+  readonly unanswered: number
+  readonly refusals: readonly Refusal[]
 }
 
 export interface FormSummary {
   readonly errors: number
   readonly warnings: number
-  /** Each decoder profile: whether its runtimes refuse the form, loosen it, or enforce it exactly. */
-  readonly runtimes: readonly RuntimeVerdict[]
+  /**
+   * Each decoder profile: whether its runtimes refuse the form, loosen it, or enforce it exactly,
+   * and the converter and version the profile describes.
+   */
+  readonly runtimes: ReadonlyArray<RuntimeVerdict & { readonly version: string }>
 }
 
 export interface CheckOptions {
-  /** Also send this many values that s admits, each an act with its effects. Default 0. */
+  /**
+   * Also send this many values that s admits, each an act with its effects; with `actor`, this
+   * many bodies the decoder writes (at most 1000). Default 0.
+   */
   readonly acts?: number
+  /**
+   * A real constrained decoder writes the acts: `'xgrammar'` (needs the optional peer dependency
+   * @mlc-ai/web-xgrammar). The report's `actor` says how many it acted on and why it refused others.
+   */
+  readonly actor?: 'xgrammar'
   /** Most requests to send, retries included. Default 200. */
   readonly maxRequests?: number
   /** Milliseconds between two requests. Default 0. */

@@ -1,7 +1,9 @@
 // `fastify-gpt check <url>`: checks any GPT address against draft-ferguson-gpt-00 over HTTP.
 import { DEFAULT_JUDGE_TIMEOUT } from '../check/judge.ts'
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
+import { MAX_ACTOR_ACTS } from '../check/actor.ts'
 import { formatReport } from '../check/report.ts'
+import { installed, MISSING } from '../check/xgrammar.ts'
 import { check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS, DEFAULT_TIME_LIMIT } from '../check/run.ts'
 import type { CheckOptions } from '../check/types.ts'
 import { visible, visibleJson } from '../check/visible.ts'
@@ -13,6 +15,9 @@ Checks the GPT address at <url> against draft-ferguson-gpt-00. By default it sen
 that a conformant address must refuse; --acts sends values the form admits, each an act.
 
   --acts N             also send N acts (values s admits); they have effects (default 0)
+  --actor xgrammar     a real constrained decoder writes the N acts (at most ${MAX_ACTOR_ACTS}); the report
+                       says how many were acted on and why the others were refused (needs the
+                       optional package @mlc-ai/web-xgrammar)
   --header 'NAME: V'   send this header with every act, never with a GET (repeatable)
   --max-requests N     send at most N requests, retries included (default ${DEFAULT_MAX_REQUESTS})
   --interval MS        wait MS milliseconds between requests (default 0)
@@ -37,6 +42,7 @@ const POSITIVE = new Set(['timeout', 'max-bytes', 'time-limit', 'judge-timeout']
 const OPTIONS: Options = {
   ...Object.fromEntries(INTEGERS.map((name) => [name, { type: 'string' as const }])),
   header: { type: 'string', multiple: true },
+  actor: { type: 'string' },
   strict: { type: 'boolean' }
 }
 
@@ -76,9 +82,20 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return usageError('check', USAGE, `not an http(s) URL: ${target}`, io)
 
+  const actor = values['actor']
+  if (actor !== undefined) {
+    if (actor !== 'xgrammar') return usageError('check', USAGE, `--actor takes xgrammar, not "${String(actor)}"`, io)
+    if (numbers.acts === undefined || numbers.acts < 1 || numbers.acts > MAX_ACTOR_ACTS) {
+      return usageError('check', USAGE, `--actor xgrammar needs --acts N, from 1 to ${MAX_ACTOR_ACTS}`, io)
+    }
+    // before any request: a run that cannot act as asked is not begun
+    if (installed() === undefined) return cannot('check', MISSING, io)
+  }
+
   const verbose = values['verbose'] === true || io.tty === true
   const options: CheckOptions = {
     strict: values['strict'] === true,
+    ...(actor === undefined ? {} : { actor }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
     ...(numbers.acts === undefined ? {} : { acts: numbers.acts }),
     ...(numbers['max-requests'] === undefined ? {} : { maxRequests: numbers['max-requests'] }),

@@ -6,7 +6,7 @@ import { extent, MAX_ARRIVAL_VALUES, MAX_FORM_DEPTH, MAX_FORM_PARTS, values as v
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
 import { visible, visibleJson } from '../check/visible.ts'
 import { compileForm, freezeJson, type Json } from '../form.ts'
-import { DECODERS, lint, type DecoderName, type Finding } from '../lint/index.ts'
+import { DECODERS, decoderProfiles, lint, runtimeVerdicts, type DecoderName, type Finding } from '../lint/index.ts'
 import { parse as parseJson } from '../parse.ts'
 import { cannot, COMMON_USAGE, count, EXIT, integer, parse, STD, usageError, type Io, type Options } from './args.ts'
 
@@ -135,8 +135,13 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
   }
   if (refused !== undefined) findings = [refused, ...findings]
   const tally = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length
-  if (values['json'] === true) io.out(`${visibleJson(JSON.stringify(findings, null, 2))}\n`)
-  else {
+  if (values['json'] === true) {
+    // which converter, at which version, each verdict rests on (docs/forms.md)
+    const named = decoders.length > 0 ? decoders : DECODERS
+    const verdicts = new Map(runtimeVerdicts(findings).map(({ decoder, verdict }) => [decoder, verdict]))
+    const profiles = decoderProfiles().filter(({ decoder }) => named.includes(decoder)).map((profile) => ({ ...profile, verdict: verdicts.get(profile.decoder) }))
+    io.out(`${visibleJson(JSON.stringify({ source, profiles, findings }, null, 2))}\n`)
+  } else {
     for (const finding of findings) io.out(line(finding))
     io.out(`${visible(source)}: ${count(tally('error'), 'error')}, ${count(tally('warning'), 'warning')}, ${count(tally('info'), 'note')}\n`)
   }

@@ -22,7 +22,7 @@ const FORMATS = new Set(['email', 'date', 'time', 'date-time', 'duration', 'ipv4
 // The lengths of what those patterns produce, where bounded: lengths inside them ask nothing more.
 const FORMAT_LENGTHS: Record<string, readonly [number, number]> = { date: [10, 10], uuid: [36, 36], ipv4: [7, 15], ipv6: [2, 45], time: [9, Infinity], 'date-time': [20, Infinity] }
 // Formats checked by an approximate pattern (2021-02-30 passes as a date) or, unknown to it, not at all.
-const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference'])
+const LOOSE_FORMATS = new Set(['date', 'date-time', 'regex', 'iri', 'iri-reference', 'uri-template', 'relative-json-pointer', 'uri-reference', 'ipv4'])
 // Pattern syntax its regular-expression converter cannot build: lookaround, backreferences, \p{...}.
 /** Whether a pattern is anchored at both ends, so a converter that anchors it changes nothing. */
 export const anchored = (pattern: string): boolean => pattern.startsWith('^') && pattern.endsWith('$') && !pattern.endsWith('\\$')
@@ -103,8 +103,9 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (composite === 'allOf') {
       const all = listOf(schema['allOf'])
       if (all.length === 1) return visit(all[0], `${at}/allOf/0`)
+      // not compiled, it is any value: the wire's slips with it
       if (!all.every(trivial)) say(at, 'allOf', 'loosened', 'an allOf of more than one alternative is not compiled (0.2.5 and later intersect them, and refuse allOf: [true, false])')
-      else say(at, '', 'loosened', ANY_VALUE)
+      say(at, '', 'loosened', ANY_VALUE)
       return
     }
     if (composite === 'oneOf' && !disjointOneOf(form, schema)) say(at, 'oneOf', 'loosened', 'compiled as anyOf: a value matching two alternatives is produced')
@@ -116,7 +117,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
     if (!uri.startsWith('#/')) {
       const target = refTarget(uri)
       if (!trivial(target === undefined ? undefined : resolve(form, target))) say(at, '$ref', 'loosened', 'a reference other than "#" or "#/..." is compiled as any value')
-      else say(at, '', 'loosened', ANY_VALUE)
+      say(at, '', 'loosened', ANY_VALUE)
       return
     }
     followed.add(uri)
@@ -183,7 +184,9 @@ export function converterWalk (form: Json): Map<string, Said[]> {
       } else say(at, '', 'loosened', LONE_SURROGATES)
     }
     if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {
-      say(at, 'format', 'loosened', 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')
+      say(at, 'format', 'loosened', format === 'ipv4'
+        ? 'its ipv4 pattern takes leading zeros ("00.59.2.002", octal to some readers), which the format refuses'
+        : 'checked by an approximate pattern (e.g. 2021-02-30 passes as a date), or not at all')
     } else if (format !== undefined && !FORMATS.has(format) && pattern !== undefined) loosen(at, schema, ['format'], 'dropped beside pattern')
   }
 
@@ -237,6 +240,7 @@ export function converterWalk (form: Json): Map<string, Said[]> {
         for (const [pattern, value] of Object.entries(patterns)) visit(value, `${at}/patternProperties/${escape(pattern)}`)
       } else {
         if (extraKey !== undefined && !trivial(extra)) say(at, extraKey, 'loosened', 'dropped beside propertyNames: values are any')
+        say(at, 'propertyNames', 'loosened', `the members' values are ${ANY_VALUE}`)
         visit({ ...(schema['propertyNames'] as JsonObject), type: 'string' }, `${at}/propertyNames`)
       }
       repeats(key)

@@ -3,15 +3,15 @@
 // accepts and the address refuses is found; where lint says the form is enforced exactly, no
 // near-miss body is accepted by the grammar and refused by the address. The address decides with
 // its own compiler and parser (src/form.ts, src/parse.ts), independently of lint.
-import { createRequire } from 'node:module'
 import { compileForm, freezeJson, type Json } from '../../src/form.ts'
 import { lint, type Finding } from '../../src/lint/index.ts'
 import { parse } from '../../src/parse.ts'
 import { bodyText, nearMisses, type Near } from './near-miss.ts'
 import { isObject, resolve } from '../../src/lint/schema.ts'
+import * as converter from './xgrammar.ts'
 
 interface Grammar { readonly grammar?: unknown, readonly error?: unknown }
-const xgrammar = createRequire(import.meta.url)('./xgrammar.cjs') as {
+const xgrammar = converter as unknown as {
   compile: (schema: Json) => Promise<Grammar>
   accepts: (grammar: unknown, text: string) => Promise<boolean>
   release: (grammar: unknown) => void

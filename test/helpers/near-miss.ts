@@ -30,7 +30,7 @@ const SAMPLES: Record<string, string> = {
   'uri-template': '/a{b}',
   hostname: 'example.com'
 }
-const BAD_STRINGS = ['', ' ', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g']
+const BAD_STRINGS = ['', ' ', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g', '01.2.3.4']
 const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
 const ANY_TYPE: Json[] = [null, true, 0, 1.5, 'a', [], {}]
 const NAMES = ['a', 'foo', 'bar', 'v', 'fo', 'f', 'x', '1', 'á', 'aaa', 'a1', 'ab', 'l\'école', '\u{1F432}', 'foo\nbar', 'foo"bar']
