@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { compilePattern, MAX_STATES, patternWork, PatternError, STEPS_PER_CHAR, type LinearPattern } from '../src/pattern.ts'
 import { BIT_STEPS_PER_CHAR } from '../src/pattern-bits.ts'
 import { host, registrationError } from './helpers/host.ts'
+import { ab } from './helpers/texts.ts'
 
 const SEED = 20261202
 const BODY = 65_536
@@ -17,29 +18,18 @@ function assertBound (m: LinearPattern, text: string, what: string): void {
   assert.ok(m.steps <= STEPS_PER_CHAR * (text.length + 1), `${what}: ${m.steps} steps on ${text.length} characters`)
 }
 
-/** A random text of a and b, the same for every run. */
-function ab (length: number, seed: number): string {
-  let x = seed
-  let text = ''
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    text += (x >> 16) & 1 ? 'a' : 'b'
-  }
-  return text
-}
+// each with an independent answer: none of these texts has a surrogate, so offsets are code points
+const worst: Array<[string, string, boolean]> = [
+  ['[^<>]{1,4000}$', `${'x'.repeat(BODY - 1)}<`, false],
+  ['[^<>]{1,4000}$', 'x'.repeat(BODY), true],
+  ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1, 1)}c`, false],
+  ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1661, 2)}a${'b'.repeat(1660)}`, true],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', 'y'.repeat(BODY), false],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', 'x'.repeat(BODY), true],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', `${'x'.repeat(BODY - 9991)}y${'x'.repeat(9990)}`, false]
+]
 
 describe('patterns with many states', () => {
-  // each with an independent answer: none of these texts has a surrogate, so offsets are code points
-  const worst: Array<[string, string, boolean]> = [
-    ['[^<>]{1,4000}$', `${'x'.repeat(BODY - 1)}<`, false],
-    ['[^<>]{1,4000}$', 'x'.repeat(BODY), true],
-    ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1, 1)}c`, false],
-    ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1661, 2)}a${'b'.repeat(1660)}`, true],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', 'y'.repeat(BODY), false],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', 'x'.repeat(BODY), true],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', `${'x'.repeat(BODY - 9991)}y${'x'.repeat(9990)}`, false]
-  ]
-
   it('are compiled, and answer a 64 KB text within the bound, with work that does not grow with the count', () => {
     for (const [source, text, expected] of worst) {
       const m = compilePattern(source)
@@ -90,8 +80,9 @@ describe('patterns with many states', () => {
     let counters = 0
     fc.assert(fc.property(pattern, fc.array(text, { minLength: 1, maxLength: 5 }), (source, texts) => {
       const oracle = new RegExp(source, 'u')
-      const ms = [compilePattern(source, { counting: true }), compilePattern(source)]
-      if ((ms[0] as LinearPattern).states < (ms[1] as LinearPattern).states) counters++
+      // counted on the bit-parallel simulation, on the simulation of all paths, and as usual
+      const ms = [compilePattern(source, { counting: true }), compilePattern(source, { counting: true, bits: false }), compilePattern(source)]
+      if ((ms[0] as LinearPattern).states < (ms[2] as LinearPattern).states) counters++
       for (const t of texts) {
         for (const m of ms) {
           assert.equal(m.test(t), oracle.test(t), `/${source}/u on ${JSON.stringify(t)}`)
@@ -211,9 +202,27 @@ describe('the bit-parallel simulation', () => {
     assert.ok(most < BIT_STEPS_PER_CHAR, `at most ${most} steps per character`)
   })
 
-  it('leaves a pattern with a counter to the simulation of all paths', () => {
-    const m = compilePattern('[^<>]{1,4000}$')
-    assert.equal(m.bitParallel, false)
+  it('runs a pattern with counters, each a position with its queue, within its bound and a few steps per character', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ...worst,
+      // two counters, the first emptied at every third character, the second never entered but at the end
+      ['\\b[a-z]{3,400}[0-9]{2,90}\\b', `${'ab1'.repeat(BODY / 3)}`, false],
+      ['\\b[a-z]{3,400}[0-9]{2,90}\\b', `${'ab1'.repeat(BODY / 3)} abc12`, true]
+    ]
+    for (const [source, text, expected] of cases) {
+      const m = compilePattern(source)
+      assert.ok(m.states < 16, `/${source}/u: ${m.states} states, counted`)
+      assert.equal(m.test(text), expected, `/${source}/u`)
+      assertBitBound(m, text, `/${source}/u`)
+      // a look-up per chunk, the start, the character; per counter an entry, a read, a run of entries leaving
+      const counters = (source.match(/\{\d/g) ?? []).length
+      assert.ok(m.steps <= (Math.ceil(m.states / 8) + 3 + 3 * counters) * (text.length + 1), `/${source}/u: ${m.steps} steps`)
+    }
+  })
+
+  it('runs patterns with counters on it, the simulation of all paths only when asked', () => {
+    assert.equal(compilePattern('[^<>]{1,4000}$').bitParallel, true)
+    assert.equal(compilePattern('[^<>]{1,4000}$', { bits: false }).bitParallel, false)
     assert.equal(compilePattern('(a|b)*a(a|b){17}$').bitParallel, true)
     assert.equal(compilePattern('(a|b)*a(a|b){17}$', { bits: false }).bitParallel, false)
   })
