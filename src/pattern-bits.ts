@@ -197,6 +197,150 @@ export class BitSimulation {
       this.follow = new Int32Array(mids * this.chunks * 256 * WORDS)
       this.filled = new Uint8Array(mids * this.chunks * 256)
     }
+    return this.chunks <= 4 ? this.runNarrow(text, from, seeds) : this.runWide(text, from, seeds)
+  }
+
+  /** `run` for at most 32 positions: the sets are their first words (the others stay 0). */
+  private runNarrow (text: string, from: number, seeds: Int32Array | null): boolean {
+    const { closure, asciiAccept, n, chunks, anchored, matchBit, contextMask, words, follow, filled, counters } = this
+    const counted = this.counted[0] as number
+    const length = text.length
+    let steps = 0
+    let live = 0
+    let index = 0
+    if (counters > 0) this.resetCounters(length)
+    // with one counter, its ring of runs and its counts are locals (tail: the newest run)
+    const { first, last } = this
+    const room = this.room[0] ?? 0
+    const min = this.countMin[0] ?? 0
+    const max = this.countMax[0] ?? 0
+    const exitPc = (this.countPc[0] ?? 0) + 1
+    let head = 0
+    let runs = 0
+    let tail = -1
+    let d = 0
+    let at = from
+    let ctx = this.context(text, at)
+    let s = 0
+    if (seeds !== null) {
+      for (let i = 0; i < seeds.length; i++) {
+        steps++
+        s |= closure[(ctx * n + (seeds[i] as number)) * WORDS] as number
+      }
+    }
+    for (;;) {
+      let l = s
+      s = 0
+      if (d !== 0) {
+        if ((ctx & (AT_START | AT_END)) === 0) {
+          const base = (ctx >> 2) * chunks
+          for (let k = 0; k < chunks; k++) {
+            const v = (d >>> (k << 3)) & 255
+            if (v === 0) continue
+            const row = ((base + k) << 8) | v
+            steps++
+            if (filled[row] === 0) {
+              steps += this.fill(row, k, v, ctx)
+              filled[row] = 1
+            }
+            l |= follow[row * WORDS] as number
+          }
+        } else {
+          for (let rest = d; rest !== 0; rest &= rest - 1) {
+            steps++
+            l |= closure[(ctx * n + (this.pcOf[31 - Math.clz32(rest & -rest)] as number) + 1) * WORDS] as number
+          }
+        }
+      }
+      if (at === 0 || !anchored) {
+        steps++
+        l |= closure[ctx * n * WORDS] as number
+      }
+      if (counters > 0) {
+        // a counter in the closures was entered here; those entered before are still live
+        const entered = l & counted
+        if (entered !== 0) {
+          steps++
+          if (counters > 1) steps += this.enter(entered, 0, index) - 1
+          else if (runs > 0 && last[tail] === index - 1) last[tail] = index // right after the newest run: extends it
+          else {
+            if (++tail === room) tail = 0
+            first[tail] = last[tail] = index
+            runs++
+          }
+        }
+        l |= live
+        live = l & counted
+      }
+      if ((l & matchBit) !== 0) return this.done(steps, true)
+      if (at >= length || (l === 0 && anchored)) return this.done(steps, false)
+      let c = text.charCodeAt(at)
+      let width = 1
+      steps++
+      if (c < 128) {
+        d = l & (asciiAccept[c * WORDS] as number)
+      } else {
+        if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
+          const low = text.charCodeAt(at + 1)
+          if (low >= 0xdc00 && low <= 0xdfff) {
+            c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
+            width = 2
+          }
+        }
+        let accept = this.codePointAccept.get(c)
+        if (accept === undefined) {
+          accept = this.accepting(c)
+          steps += this.sticky.length
+        }
+        d = l & (accept[0] as number)
+      }
+      at += width
+      index++
+      if (contextMask !== 0) {
+        ctx = at === length ? AT_END : 0
+        if (words) {
+          if (isWordUnit(text.charCodeAt(at - 1))) ctx |= PREV_WORD
+          if (at < length && isWordUnit(text.charCodeAt(at))) ctx |= NEXT_WORD
+        }
+        ctx &= contextMask
+      }
+      if (live !== 0) {
+        // every live counter reads the character: those whose class has it keep counting (a
+        // counter's bit in d), the others empty; a thread leaves one whose oldest entry has read
+        // at least its least count, into the closure after it, which joins the next live set
+        const reading = d & live
+        d ^= reading
+        if (counters > 1) {
+          if ((live ^ reading) !== 0) steps += this.emptyAll(live ^ reading, 0)
+          this.e0 = this.work = 0
+          live = reading === 0 ? 0 : this.read(reading, 0, index, ctx)
+          steps += this.work
+          s = this.e0
+        } else if (reading === 0) {
+          steps++
+          head = runs = live = 0
+          tail = -1
+        } else {
+          // the one counter, its state in locals: as `read` does
+          const oldest = index - max
+          steps++
+          while (runs > 0 && (last[head] as number) < oldest) {
+            if (++head === room) head = 0
+            runs--
+            steps++
+          }
+          if (runs === 0) live = 0
+          else {
+            if ((first[head] as number) < oldest) first[head] = oldest
+            if (index - (first[head] as number) >= min) s = closure[(ctx * n + exitPc) * WORDS] as number
+          }
+        }
+      }
+    }
+  }
+
+  /** `run` for up to BIT_POSITIONS positions. */
+  private runWide (text: string, from: number, seeds: Int32Array | null): boolean {
     const { closure, asciiAccept, n, chunks, anchored, matchWord, matchBit, contextMask, words, follow, filled, counted, counters } = this
     const length = text.length
     let steps = 0
