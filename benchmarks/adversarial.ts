@@ -146,6 +146,9 @@ const patternCases: Array<[string, string, (n: number) => string, (n: number) =>
   ['an x 9,990 from the end', '^[\\s\\S]*x[\\s\\S]{9990}$', (n) => `${'x'.repeat(n - 9991)}y${'x'.repeat(9990)}`, (n) => 'x'.repeat(n)],
   // 77 states, near the limit, and a DFA of 2^18 states: the most steps per character of the patterns tried
   ['an a 17 from the end', '(a|b)*a(a|b){17}$', (n) => `${ab(n - 1, 3)}c`, (n) => `${ab(n - 18, 4)}a${'b'.repeat(17)}`],
+  // 79 states, 71 of them positions, copied (not counted: they fit), a DFA of 2^71 states: the
+  // widest sets the bit-parallel simulation reads, with no counter to make them narrow
+  ['an a 70 from the end, copied', '(a|b)*a[ab]{70}$', (n) => `${ab(n - 1, 5)}c`, (n) => `${ab(n - 71, 6)}a${'b'.repeat(70)}`],
   ['nested plus', '^(a+)+$', (n) => `${'a'.repeat(n - 1)}!`, (n) => 'a'.repeat(n)],
   ['a plain class', '^[a-z ]*$', (n) => `${'ab cd'.repeat(n / 5).slice(0, n - 1)}!`, (n) => 'ab cd'.repeat(n / 5).slice(0, n)]
 ]
