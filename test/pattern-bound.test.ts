@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { compilePattern, MAX_STATES, patternWork, PatternError, STEPS_PER_CHAR, type LinearPattern } from '../src/pattern.ts'
 import { BIT_STEPS_PER_CHAR } from '../src/pattern-bits.ts'
+import { compileForm, freezeJson, type Json } from '../src/form.ts'
 import { host, registrationError } from './helpers/host.ts'
 import { ab } from './helpers/texts.ts'
 
@@ -28,6 +29,24 @@ const worst: Array<[string, string, boolean]> = [
   ['^[\\s\\S]*x[\\s\\S]{9990}$', 'x'.repeat(BODY), true],
   ['^[\\s\\S]*x[\\s\\S]{9990}$', `${'x'.repeat(BODY - 9991)}y${'x'.repeat(9990)}`, false]
 ]
+
+// patterns with counts up to 5,000, groups, alternations and anchors, and what costs a matcher
+// most: long runs of the pattern's own characters, ending where it fails
+const bigUnit = fc.constantFrom('a', 'b', 'x', '<', '[^<>]', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '(?:a|x)')
+const big = fc.oneof(fc.nat(12), fc.integer({ min: 0, max: 5000 }))
+const quantifier = fc.oneof(
+  fc.constantFrom('', '*', '+', '?', '*?'),
+  fc.tuple(big, big, fc.nat(2)).map(([x, y, kind]) => kind === 0 ? `{${x}}` : kind === 1 ? `{${x},}` : `{${Math.min(x, y)},${Math.max(x, y)}}`))
+const { alternatives: bigPattern } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
+  piece: fc.oneof({ depthIdentifier: 'p', maxDepth: 2 },
+    fc.tuple(bigUnit, quantifier).map(([u, q]) => u + q),
+    fc.constantFrom('^', '$', '\\b'),
+    fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
+  sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 4, depthIdentifier: 'p' }).map(ps => ps.join('')),
+  alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'p' }).map(xs => xs.join('|'))
+}))
+const repetitive = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y'), { minLength: 1, maxLength: 4 }),
+  fc.integer({ min: 1, max: 6000 }), fc.constantFrom('', '<', 'c', 'a')).map(([unit, k, end]) => unit.join('').repeat(k) + end)
 
 describe('patterns with many states', () => {
   it('are compiled, and answer a 64 KB text within the bound, with work that does not grow with the count', () => {
@@ -94,26 +113,10 @@ describe('patterns with many states', () => {
   })
 
   it('a search over patterns with large counts and repetitive texts finds none over the bound', () => {
-    const unit = fc.constantFrom('a', 'b', 'x', '<', '[^<>]', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '(?:a|x)')
-    const big = fc.oneof(fc.nat(12), fc.integer({ min: 0, max: 5000 }))
-    const quantifier = fc.oneof(
-      fc.constantFrom('', '*', '+', '?', '*?'),
-      fc.tuple(big, big, fc.nat(2)).map(([x, y, kind]) => kind === 0 ? `{${x}}` : kind === 1 ? `{${x},}` : `{${Math.min(x, y)},${Math.max(x, y)}}`))
-    const { alternatives } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
-      piece: fc.oneof({ depthIdentifier: 'p', maxDepth: 2 },
-        fc.tuple(unit, quantifier).map(([u, q]) => u + q),
-        fc.constantFrom('^', '$', '\\b'),
-        fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
-      sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 4, depthIdentifier: 'p' }).map(ps => ps.join('')),
-      alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'p' }).map(xs => xs.join('|'))
-    }))
-    // what costs a matcher most: long runs of the pattern's own characters, ending where it fails
-    const repetitive = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y'), { minLength: 1, maxLength: 4 }),
-      fc.integer({ min: 1, max: 6000 }), fc.constantFrom('', '<', 'c', 'a')).map(([unit, k, end]) => unit.join('').repeat(k) + end)
     let accepted = 0
     let refused = 0
     let most = 0
-    fc.assert(fc.property(alternatives, fc.array(repetitive, { minLength: 1, maxLength: 3 }), (source, texts) => {
+    fc.assert(fc.property(bigPattern, fc.array(repetitive, { minLength: 1, maxLength: 3 }), (source, texts) => {
       let m: LinearPattern
       try {
         m = compilePattern(source)
@@ -249,6 +252,45 @@ describe('at the address', () => {
       assert.ok(steps <= STEPS_PER_CHAR * body.length, `/${source}/u: ${steps} steps for ${body.length} bytes`)
       await app.close()
     }
+  })
+
+  it('a search over patterns and bodies finds no body over the bound per byte, and V8 agrees on the small ones', () => {
+    // every member name is matched by patternProperties, and every string of its array by pattern:
+    // a body is valid when each name the pattern matches holds only strings it matches too
+    const form = (pattern: string): Json => freezeJson({
+      type: 'object',
+      patternProperties: { [pattern]: { type: 'array', items: { type: 'string', pattern } } }
+    }, '/')
+    const small = fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y', ' ', 'é', '😀'), { maxLength: 10 }).map(cs => cs.join(''))
+    const body = (text: fc.Arbitrary<string>) => fc.dictionary(text, fc.array(text, { maxLength: 3 }), { minKeys: 1, maxKeys: 3 })
+    let compiled = 0
+    let valid = 0
+    let most = 0
+    fc.assert(fc.property(bigPattern, body(repetitive), body(small), (source, large, short) => {
+      let validate: (value: unknown) => unknown
+      try {
+        validate = compileForm(form(source), '/')
+      } catch (error) {
+        assert.equal((error as { code?: string }).code, 'GPT_ERR_FORM_PATTERN', String(error))
+        return
+      }
+      compiled++
+      // the independent oracle: V8's own RegExp with the u flag, on texts too short to make it backtrack long
+      const oracle = new RegExp(source, 'u')
+      const expected = Object.entries(short).every(([name, texts]) => !oracle.test(name) || texts.every(t => oracle.test(t)))
+      assert.equal(validate(short), expected, `/${source}/u on ${JSON.stringify(short)}`)
+      if (expected) valid++
+      for (const value of [short, large]) {
+        const before = patternWork.steps
+        validate(value)
+        const bytes = JSON.stringify(value).length
+        const steps = patternWork.steps - before
+        assert.ok(steps <= STEPS_PER_CHAR * bytes, `/${source}/u: ${steps} steps for ${bytes} bytes`)
+        most = Math.max(most, steps / bytes)
+      }
+    }), { seed: SEED + 3, numRuns: 300 })
+    assert.ok(compiled > 100 && valid > 20 && compiled - valid > 20, `${compiled} forms compiled, ${valid} small bodies valid`)
+    assert.ok(most < STEPS_PER_CHAR, `at most ${most} steps per byte`)
   })
 
   it('refuses a pattern over the bound with GPT_ERR_FORM_PATTERN, its JSON Pointer, why and how to rewrite it', async () => {
