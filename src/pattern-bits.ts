@@ -1,7 +1,8 @@
 // The bit-parallel simulation of the automaton of src/pattern.ts: the set of live consuming
 // instructions is a bitset of three 32-bit words, and one character costs the same few table
 // look-ups whatever the pattern, with no cache to thrash. A counter (`[^<>]{1,4000}`) is one
-// position with a queue beside the set, so its count costs nothing per character. It takes over
+// position, with the offsets threads entered it at beside the set, so its count costs nothing per
+// character. It takes over
 // where the lazy DFA gives up (src/pattern-dfa.ts), and runs alone where there is no DFA (a
 // pattern with a counter has none). Design: docs/patterns.md.
 import { ASSERT, CHAR, COUNT, END, JMP, MATCH, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './pattern-code.ts'
@@ -229,6 +230,7 @@ export class BitSimulation {
       }
     }
     for (;;) {
+      // as in runWide, one word at a time
       let l = s
       s = 0
       if (d !== 0) {
