@@ -61,6 +61,8 @@ export interface DfaStatistics {
   readonly flushes: number
   /** Tests the simulation finished because the cache was flushed again too soon. */
   readonly bails: number
+  /** Tests that, after a give-up, skipped the DFA and ran the pattern counted, its set one word wide (src/pattern-bits.ts). */
+  readonly counted: number
 }
 
 export interface PatternOptions {
@@ -86,8 +88,9 @@ export const patternWork = { steps: 0 }
 /** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
 export function compilePattern (source: string, options: PatternOptions = {}): LinearPattern {
   let code: Code
+  let ast: AST.Pattern
   try {
-    const ast = parse(source)
+    ast = parse(source)
     refuseNonRegular(source, ast)
     agreeWithNode(source)
     code = build(source, ast, options.maxStates ?? MAX_STATES, options.counting === true)
@@ -96,7 +99,28 @@ export function compilePattern (source: string, options: PatternOptions = {}): L
     if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
     throw error
   }
-  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, options.bits ?? true)
+  const bits = options.bits ?? true
+  // copies that fit keep the lazy DFA; where it gives up on them, the same pattern counted may
+  // need a set of one word where the copies need three (src/pattern-bits.ts)
+  const counted = bits && code.countMin.length === 0 && positions(code) > NARROW_POSITIONS
+    ? (): Code | null => {
+        try {
+          return new Builder(source, options.maxStates ?? MAX_STATES, true).build(ast)
+        } catch {
+          // counting can cost more instructions than copying (`a{2,}`): then the copies stay
+          return null
+        }
+      }
+    : null
+  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, bits, counted)
+}
+
+/** Positions of the bit-parallel simulation that one 32-bit word holds, read by its fastest loop. */
+const NARROW_POSITIONS = 32
+
+/** The positions of the bit-parallel simulation: the consuming instructions, the counters and MATCH. */
+function positions (code: Code): number {
+  return code.op.reduce((count, op) => count + (op === CHAR || op === SET || op === COUNT || op === MATCH ? 1 : 0), 0)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -396,6 +420,10 @@ class Program implements LinearPattern, Automaton {
   // many the next give-up skips: a pattern whose cache thrashes on the texts it gets pays the
   // cache's filling once in a while, not on every test
   private skipDfa = 0
+  // the same pattern counted, built the first time a test skips the DFA, for those tests: null
+  // when it is not narrower, or there is nothing to count
+  private narrow: Program | null | undefined
+  private countedTests = 0
   private backoff = 1
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
@@ -413,7 +441,7 @@ class Program implements LinearPattern, Automaton {
   // the code point offset a closure enters counters at
   private entryAt = 0
 
-  constructor (readonly source: string, code: Code, dfaCells: number, bits: boolean) {
+  constructor (readonly source: string, code: Code, dfaCells: number, bits: boolean, private readonly counted: (() => Code | null) | null = null) {
     const n = code.op.length
     this.states = n
     this.op = Uint8Array.from(code.op)
@@ -452,7 +480,7 @@ class Program implements LinearPattern, Automaton {
 
   get dfa (): DfaStatistics | null {
     const { lazy } = this
-    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails }
+    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails, counted: this.countedTests }
   }
 
   toString (): string {
@@ -472,6 +500,13 @@ class Program implements LinearPattern, Automaton {
     let seeds: Int32Array | null = null
     if (lazy !== null && bits !== null && this.skipDfa > 0) {
       this.skipDfa--
+      const narrow = this.narrower()
+      if (narrow !== null) {
+        this.countedTests++
+        const found = narrow.run(text)
+        this.steps = narrow.steps
+        return found
+      }
     } else if (lazy !== null) {
       const found = lazy.run(text)
       this.steps = lazy.steps
@@ -488,6 +523,17 @@ class Program implements LinearPattern, Automaton {
     const found = bits.run(text, from, seeds)
     this.steps += bits.steps
     return found
+  }
+
+  /** The pattern counted, when its bit-parallel set is one word where this one's is wider (built once). */
+  private narrower (): Program | null {
+    if (this.narrow === undefined) {
+      const code = this.counted === null ? null : this.counted()
+      this.narrow = code !== null && code.countMin.length > 0 && positions(code) <= NARROW_POSITIONS
+        ? new Program(this.source, code, 0, true)
+        : null
+    }
+    return this.narrow
   }
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */

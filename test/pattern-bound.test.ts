@@ -85,6 +85,33 @@ describe('patterns with many states', () => {
     assertBound(m, accepted, '(a|b)*a(a|b){17}$')
   })
 
+  it('after the DFA gives up on copies too wide for one word, run the pattern counted, as V8 answers', () => {
+    // the copies of `{k}` need more than 32 positions and fit within 80 instructions: the lazy DFA
+    // runs them, thrashes on a text, and the tests it then skips run the counted pattern
+    // a class is one position and one instruction a copy, `(a|b)` two positions and four instructions
+    const repeated = fc.oneof(fc.tuple(fc.constantFrom('[ab]', '.', '\\w', '[^c]'), fc.integer({ min: 32, max: 70 })),
+      fc.tuple(fc.constant('(a|b)'), fc.integer({ min: 16, max: 17 })))
+    const pattern = fc.tuple(fc.constantFrom('', '^', '\\b', 'x'), repeated, fc.constantFrom('$', '', 'b', '\\b'))
+      .map(([before, [u, k], after]) => `${before}(?:a|b)*a${u}{${k}}${after}`)
+    // random runs of a and b long enough to thrash the DFA, and short texts of other characters too
+    const text = fc.oneof(
+      fc.tuple(fc.integer({ min: 100, max: 1500 }), fc.nat(), fc.constantFrom('', 'c', ' x', 'a'.repeat(80))).map(([n, seed, end]) => ab(n, seed) + end),
+      fc.array(fc.constantFrom('a', 'b', 'x', 'c', ' ', 'é'), { maxLength: 80 }).map(cs => cs.join('')))
+    let narrow = 0
+    fc.assert(fc.property(pattern, fc.array(text, { minLength: 2, maxLength: 6 }), (source, texts) => {
+      const m = compilePattern(source, { dfaCells: 1 })
+      const counted = compilePattern(source, { counting: true })
+      const oracle = new RegExp(source, 'u')
+      assert.ok(m.states > 32 && m.states <= MAX_STATES && m.dfa !== null && counted.states < 16, `/${source}/u: ${m.states} and ${counted.states} states`)
+      for (const t of texts) {
+        assert.equal(m.test(t), oracle.test(t), `/${source}/u on ${JSON.stringify(t)}`)
+        assertBound(m, t, `/${source}/u`)
+      }
+      narrow += m.dfa?.counted ?? 0
+    }), { seed: SEED + 4, numRuns: 200 })
+    assert.ok(narrow > 100, `${narrow} tests ran on the pattern counted`)
+  })
+
   it('count as V8 does, on random texts and counts around their edges', () => {
     // one-code-point elements, counted at every kind of quantifier, beside what can make them ambiguous
     const unit = fc.constantFrom('a', '[ab]', '(a|b)', '(?:a|\\u{1F600})', '.', '[^a]', '\\w', '\\p{L}', 'é')
