@@ -19,6 +19,9 @@ export const MAX_STATES = 80
 /** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
 export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)
 
+/** The 128 ASCII characters in order, each at its own code as offset. */
+const ASCII = String.fromCharCode(...Array.from({ length: 128 }, (_, c) => c))
+
 /** Most tests in a row that skip a DFA which gave up (src/pattern.ts Program.run). */
 const MAX_DFA_SKIP = 256
 
@@ -449,11 +452,10 @@ class Program implements LinearPattern, Automaton {
     this.b = Int32Array.from(code.b)
     this.sticky = code.classes.map(raw => new RegExp(raw, 'uy'))
     this.ascii = new Uint8Array(code.classes.length * 128)
-    this.sticky.forEach((re, id) => {
-      for (let c = 0; c < 128; c++) {
-        re.lastIndex = 0
-        this.ascii[id * 128 + c] = re.test(String.fromCharCode(c)) ? 1 : 0
-      }
+    // one scan of the 128 ASCII characters per class, not 128 tests: a class reads one code
+    // point, so its matches in that text are exactly its members
+    code.classes.forEach((raw, id) => {
+      for (const match of ASCII.matchAll(new RegExp(raw, 'gu'))) this.ascii[id * 128 + (match.index as number)] = 1
     })
     this.seenAt = new Float64Array(code.classes.length).fill(-1)
     this.seen = new Uint8Array(code.classes.length)
