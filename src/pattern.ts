@@ -306,13 +306,28 @@ class Builder implements Code {
     alternatives.forEach((alternative, i) => {
       const last = i === alternatives.length - 1
       const split = last ? -1 : this.emit(SPLIT, this.pc + 1)
-      for (const element of alternative.elements) this.element(element)
+      this.sequence(alternative.elements)
       if (!last) {
         exits.push(this.emit(JMP))
         this.b[split] = this.pc
       }
     })
     for (const exit of exits) this.a[exit] = this.pc
+  }
+
+  // Counting, a run of the same one-code-point element written out (`[ab][ab][ab]`) is its count
+  // (`[ab]{3}`): one counter, not one instruction per copy.
+  private sequence (elements: AST.Element[]): void {
+    for (let i = 0; i < elements.length;) {
+      const element = elements[i] as AST.Element
+      let run = 1
+      if (this.counting && oneCodePoint(element)) {
+        while (i + run < elements.length && (elements[i + run] as AST.Element).raw === element.raw && oneCodePoint(elements[i + run] as AST.Element)) run++
+      }
+      if (run > 1) this.counter({ min: run, max: run, element })
+      else this.element(element)
+      i += run
+    }
   }
 
   private element (node: AST.Element): void {
@@ -375,7 +390,7 @@ class Builder implements Code {
 
   // `C{n,m}` as one COUNT of the class C; `C{n,}` as `C{n}C*`. The class is the element's own
   // source, so V8 decides its membership as for any class (a group such as `(a|b)` included).
-  private counter ({ min, max, element }: AST.Quantifier): void {
+  private counter ({ min, max, element }: { min: number, max: number, element: AST.Element }): void {
     const cls = this.classOf(element.raw)
     this.emit(COUNT, cls, this.countMin.length)
     this.countMin.push(min)

@@ -362,7 +362,11 @@ describe('refusals', () => {
       `\\(the work per character is bounded by ${STEPS_PER_CHAR} steps\\): the repetition "\\(ab\\{1,2\\}\\)\\{1000\\}" at offset 1 copies what it repeats once per count\\. ` +
       'Use smaller counts, or \\* or \\+ where any number will do \\(a repetition of one character or class, such as \\[a-z\\]\\{1,4000\\}, is counted, not copied\\)$'))
     assert.match(refusal('(?:ab){0,100}').message, /the repetition "\(\?:ab\)\{0,100\}" at offset 0/)
-    assert.match(refusal('a'.repeat(MAX_STATES)).message, new RegExp(`^the pattern is too long: it compiles to more than ${MAX_STATES} states, .*"enum" does the same`))
+    assert.match(refusal('ab'.repeat(MAX_STATES / 2)).message, new RegExp(`^the pattern is too long: it compiles to more than ${MAX_STATES} states, .*"enum" does the same`))
+    // the same character written out past the limit is its count
+    assert.equal(compilePattern('a'.repeat(MAX_STATES)).states, 2)
+    assert.equal(compilePattern(`x${'[ab]'.repeat(100)}y`).test(`x${'ab'.repeat(50)}y`), true)
+    assert.equal(compilePattern(`x${'[ab]'.repeat(100)}y`).test(`x${'ab'.repeat(49)}y`), false)
     // the bound itself is allowed: MAX_STATES - 1 characters and the final MATCH
     assert.equal(compilePattern('a'.repeat(MAX_STATES - 1)).states, MAX_STATES)
     // a repetition of one character or class is counted, whatever its count
