@@ -149,6 +149,8 @@ const patternCases: Array<[string, string, (n: number) => string, (n: number) =>
   // 79 states, 71 of them positions, copied (not counted: they fit), a DFA of 2^71 states: the
   // widest sets the bit-parallel simulation reads, with no counter to make them narrow
   ['an a 70 from the end, copied', '(a|b)*a[ab]{70}$', (n) => `${ab(n - 1, 5)}c`, (n) => `${ab(n - 71, 6)}a${'b'.repeat(70)}`],
+  // 69 states, 41 positions, nothing to count: after the DFA gives up, sets of three words
+  ['20 groups from the end, copied', '(a|b)*a(?:[ab]x?){20}$', (n) => `${ab(n - 1, 7)}c`, (n) => `${ab(n - 21, 8)}a${'b'.repeat(20)}`],
   ['nested plus', '^(a+)+$', (n) => `${'a'.repeat(n - 1)}!`, (n) => 'a'.repeat(n)],
   ['a plain class', '^[a-z ]*$', (n) => `${'ab cd'.repeat(n / 5).slice(0, n - 1)}!`, (n) => 'ab cd'.repeat(n / 5).slice(0, n)]
 ]
