@@ -19,6 +19,9 @@ export const MAX_STATES = 80
 /** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
 export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)
 
+/** The 128 ASCII characters in order, each at its own code as offset. */
+const ASCII = String.fromCharCode(...Array.from({ length: 128 }, (_, c) => c))
+
 /** Most tests in a row that skip a DFA which gave up (src/pattern.ts Program.run). */
 const MAX_DFA_SKIP = 256
 
@@ -61,6 +64,8 @@ export interface DfaStatistics {
   readonly flushes: number
   /** Tests the simulation finished because the cache was flushed again too soon. */
   readonly bails: number
+  /** Tests that, after a give-up, skipped the DFA and ran the pattern counted, its set one word wide (src/pattern-bits.ts). */
+  readonly counted: number
 }
 
 export interface PatternOptions {
@@ -86,8 +91,9 @@ export const patternWork = { steps: 0 }
 /** Compiles `source` as `new RegExp(source, 'u')` would read it, or throws PatternError. */
 export function compilePattern (source: string, options: PatternOptions = {}): LinearPattern {
   let code: Code
+  let ast: AST.Pattern
   try {
-    const ast = parse(source)
+    ast = parse(source)
     refuseNonRegular(source, ast)
     agreeWithNode(source)
     code = build(source, ast, options.maxStates ?? MAX_STATES, options.counting === true)
@@ -96,7 +102,28 @@ export function compilePattern (source: string, options: PatternOptions = {}): L
     if (error instanceof RangeError) throw new PatternError(source, 0, 'the pattern nests groups too deeply to be compiled')
     throw error
   }
-  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, options.bits ?? true)
+  const bits = options.bits ?? true
+  // copies that fit keep the lazy DFA; where it gives up on them, the same pattern counted may
+  // need a set of one word where the copies need three (src/pattern-bits.ts)
+  const counted = bits && code.countMin.length === 0 && positions(code) > NARROW_POSITIONS
+    ? (): Code | null => {
+        try {
+          return new Builder(source, options.maxStates ?? MAX_STATES, true).build(ast)
+        } catch {
+          // counting can cost more instructions than copying (`a{2,}`): then the copies stay
+          return null
+        }
+      }
+    : null
+  return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, bits, counted)
+}
+
+/** Positions of the bit-parallel simulation that one 32-bit word holds, read by its fastest loop. */
+const NARROW_POSITIONS = 32
+
+/** The positions of the bit-parallel simulation: the consuming instructions, the counters and MATCH. */
+function positions (code: Code): number {
+  return code.op.reduce((count, op) => count + (op === CHAR || op === SET || op === COUNT || op === MATCH ? 1 : 0), 0)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -279,13 +306,28 @@ class Builder implements Code {
     alternatives.forEach((alternative, i) => {
       const last = i === alternatives.length - 1
       const split = last ? -1 : this.emit(SPLIT, this.pc + 1)
-      for (const element of alternative.elements) this.element(element)
+      this.sequence(alternative.elements)
       if (!last) {
         exits.push(this.emit(JMP))
         this.b[split] = this.pc
       }
     })
     for (const exit of exits) this.a[exit] = this.pc
+  }
+
+  // Counting, a run of the same one-code-point element written out (`[ab][ab][ab]`) is its count
+  // (`[ab]{3}`): one counter, not one instruction per copy.
+  private sequence (elements: AST.Element[]): void {
+    for (let i = 0; i < elements.length;) {
+      const element = elements[i] as AST.Element
+      let run = 1
+      if (this.counting && oneCodePoint(element)) {
+        while (i + run < elements.length && (elements[i + run] as AST.Element).raw === element.raw && oneCodePoint(elements[i + run] as AST.Element)) run++
+      }
+      if (run > 1) this.counter({ min: run, max: run, element })
+      else this.element(element)
+      i += run
+    }
   }
 
   private element (node: AST.Element): void {
@@ -348,7 +390,7 @@ class Builder implements Code {
 
   // `C{n,m}` as one COUNT of the class C; `C{n,}` as `C{n}C*`. The class is the element's own
   // source, so V8 decides its membership as for any class (a group such as `(a|b)` included).
-  private counter ({ min, max, element }: AST.Quantifier): void {
+  private counter ({ min, max, element }: { min: number, max: number, element: AST.Element }): void {
     const cls = this.classOf(element.raw)
     this.emit(COUNT, cls, this.countMin.length)
     this.countMin.push(min)
@@ -396,6 +438,10 @@ class Program implements LinearPattern, Automaton {
   // many the next give-up skips: a pattern whose cache thrashes on the texts it gets pays the
   // cache's filling once in a while, not on every test
   private skipDfa = 0
+  // the same pattern counted, built the first time a test skips the DFA, for those tests: null
+  // when it is not narrower, or there is nothing to count
+  private narrow: Program | null | undefined
+  private countedTests = 0
   private backoff = 1
   private readonly seenAt: Float64Array
   private readonly seen: Uint8Array
@@ -413,7 +459,7 @@ class Program implements LinearPattern, Automaton {
   // the code point offset a closure enters counters at
   private entryAt = 0
 
-  constructor (readonly source: string, code: Code, dfaCells: number, bits: boolean) {
+  constructor (readonly source: string, code: Code, dfaCells: number, bits: boolean, private readonly counted: (() => Code | null) | null = null) {
     const n = code.op.length
     this.states = n
     this.op = Uint8Array.from(code.op)
@@ -421,11 +467,10 @@ class Program implements LinearPattern, Automaton {
     this.b = Int32Array.from(code.b)
     this.sticky = code.classes.map(raw => new RegExp(raw, 'uy'))
     this.ascii = new Uint8Array(code.classes.length * 128)
-    this.sticky.forEach((re, id) => {
-      for (let c = 0; c < 128; c++) {
-        re.lastIndex = 0
-        this.ascii[id * 128 + c] = re.test(String.fromCharCode(c)) ? 1 : 0
-      }
+    // one scan of the 128 ASCII characters per class, not 128 tests: a class reads one code
+    // point, so its matches in that text are exactly its members
+    code.classes.forEach((raw, id) => {
+      for (const match of ASCII.matchAll(new RegExp(raw, 'gu'))) this.ascii[id * 128 + (match.index as number)] = 1
     })
     this.seenAt = new Float64Array(code.classes.length).fill(-1)
     this.seen = new Uint8Array(code.classes.length)
@@ -452,7 +497,7 @@ class Program implements LinearPattern, Automaton {
 
   get dfa (): DfaStatistics | null {
     const { lazy } = this
-    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails }
+    return lazy === null ? null : { states: lazy.cached, flushes: lazy.flushes, bails: lazy.bails, counted: this.countedTests }
   }
 
   toString (): string {
@@ -472,6 +517,13 @@ class Program implements LinearPattern, Automaton {
     let seeds: Int32Array | null = null
     if (lazy !== null && bits !== null && this.skipDfa > 0) {
       this.skipDfa--
+      const narrow = this.narrower()
+      if (narrow !== null) {
+        this.countedTests++
+        const found = narrow.run(text)
+        this.steps = narrow.steps
+        return found
+      }
     } else if (lazy !== null) {
       const found = lazy.run(text)
       this.steps = lazy.steps
@@ -488,6 +540,17 @@ class Program implements LinearPattern, Automaton {
     const found = bits.run(text, from, seeds)
     this.steps += bits.steps
     return found
+  }
+
+  /** The pattern counted, when its bit-parallel set is one word where this one's is wider (built once). */
+  private narrower (): Program | null {
+    if (this.narrow === undefined) {
+      const code = this.counted === null ? null : this.counted()
+      this.narrow = code !== null && code.countMin.length > 0 && positions(code) <= NARROW_POSITIONS
+        ? new Program(this.source, code, 0, true)
+        : null
+    }
+    return this.narrow
   }
 
   /** The simulation from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */

@@ -6,7 +6,9 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { compilePattern, MAX_STATES, patternWork, PatternError, STEPS_PER_CHAR, type LinearPattern } from '../src/pattern.ts'
 import { BIT_STEPS_PER_CHAR } from '../src/pattern-bits.ts'
+import { compileForm, freezeJson, type Json } from '../src/form.ts'
 import { host, registrationError } from './helpers/host.ts'
+import { ab } from './helpers/texts.ts'
 
 const SEED = 20261202
 const BODY = 65_536
@@ -17,29 +19,36 @@ function assertBound (m: LinearPattern, text: string, what: string): void {
   assert.ok(m.steps <= STEPS_PER_CHAR * (text.length + 1), `${what}: ${m.steps} steps on ${text.length} characters`)
 }
 
-/** A random text of a and b, the same for every run. */
-function ab (length: number, seed: number): string {
-  let x = seed
-  let text = ''
-  for (let i = 0; i < length; i++) {
-    x = (x * 1103515245 + 12345) & 0x7fffffff
-    text += (x >> 16) & 1 ? 'a' : 'b'
-  }
-  return text
-}
+// each with an independent answer: none of these texts has a surrogate, so offsets are code points
+const worst: Array<[string, string, boolean]> = [
+  ['[^<>]{1,4000}$', `${'x'.repeat(BODY - 1)}<`, false],
+  ['[^<>]{1,4000}$', 'x'.repeat(BODY), true],
+  ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1, 1)}c`, false],
+  ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1661, 2)}a${'b'.repeat(1660)}`, true],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', 'y'.repeat(BODY), false],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', 'x'.repeat(BODY), true],
+  ['^[\\s\\S]*x[\\s\\S]{9990}$', `${'x'.repeat(BODY - 9991)}y${'x'.repeat(9990)}`, false]
+]
+
+// patterns with counts up to 5,000, groups, alternations and anchors, and what costs a matcher
+// most: long runs of the pattern's own characters, ending where it fails
+const bigUnit = fc.constantFrom('a', 'b', 'x', '<', '[^<>]', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '(?:a|x)')
+const big = fc.oneof(fc.nat(12), fc.integer({ min: 0, max: 5000 }))
+const quantifier = fc.oneof(
+  fc.constantFrom('', '*', '+', '?', '*?'),
+  fc.tuple(big, big, fc.nat(2)).map(([x, y, kind]) => kind === 0 ? `{${x}}` : kind === 1 ? `{${x},}` : `{${Math.min(x, y)},${Math.max(x, y)}}`))
+const { alternatives: bigPattern } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
+  piece: fc.oneof({ depthIdentifier: 'p', maxDepth: 2 },
+    fc.tuple(bigUnit, quantifier).map(([u, q]) => u + q),
+    fc.constantFrom('^', '$', '\\b'),
+    fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
+  sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 4, depthIdentifier: 'p' }).map(ps => ps.join('')),
+  alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'p' }).map(xs => xs.join('|'))
+}))
+const repetitive = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y'), { minLength: 1, maxLength: 4 }),
+  fc.integer({ min: 1, max: 6000 }), fc.constantFrom('', '<', 'c', 'a')).map(([unit, k, end]) => unit.join('').repeat(k) + end)
 
 describe('patterns with many states', () => {
-  // each with an independent answer: none of these texts has a surrogate, so offsets are code points
-  const worst: Array<[string, string, boolean]> = [
-    ['[^<>]{1,4000}$', `${'x'.repeat(BODY - 1)}<`, false],
-    ['[^<>]{1,4000}$', 'x'.repeat(BODY), true],
-    ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1, 1)}c`, false],
-    ['(a|b)*a(a|b){1660}$', `${ab(BODY - 1661, 2)}a${'b'.repeat(1660)}`, true],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', 'y'.repeat(BODY), false],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', 'x'.repeat(BODY), true],
-    ['^[\\s\\S]*x[\\s\\S]{9990}$', `${'x'.repeat(BODY - 9991)}y${'x'.repeat(9990)}`, false]
-  ]
-
   it('are compiled, and answer a 64 KB text within the bound, with work that does not grow with the count', () => {
     for (const [source, text, expected] of worst) {
       const m = compilePattern(source)
@@ -76,6 +85,33 @@ describe('patterns with many states', () => {
     assertBound(m, accepted, '(a|b)*a(a|b){17}$')
   })
 
+  it('after the DFA gives up on copies too wide for one word, run the pattern counted, as V8 answers', () => {
+    // the copies of `{k}` need more than 32 positions and fit within 80 instructions: the lazy DFA
+    // runs them, thrashes on a text, and the tests it then skips run the counted pattern
+    // a class is one position and one instruction a copy, `(a|b)` two positions and four instructions
+    const repeated = fc.oneof(fc.tuple(fc.constantFrom('[ab]', '.', '\\w', '[^c]'), fc.integer({ min: 32, max: 70 })),
+      fc.tuple(fc.constant('(a|b)'), fc.integer({ min: 16, max: 17 })))
+    const pattern = fc.tuple(fc.constantFrom('', '^', '\\b', 'x'), repeated, fc.constantFrom('$', '', 'b', '\\b'))
+      .map(([before, [u, k], after]) => `${before}(?:a|b)*a${u}{${k}}${after}`)
+    // random runs of a and b long enough to thrash the DFA, and short texts of other characters too
+    const text = fc.oneof(
+      fc.tuple(fc.integer({ min: 100, max: 1500 }), fc.nat(), fc.constantFrom('', 'c', ' x', 'a'.repeat(80))).map(([n, seed, end]) => ab(n, seed) + end),
+      fc.array(fc.constantFrom('a', 'b', 'x', 'c', ' ', 'é'), { maxLength: 80 }).map(cs => cs.join('')))
+    let narrow = 0
+    fc.assert(fc.property(pattern, fc.array(text, { minLength: 2, maxLength: 6 }), (source, texts) => {
+      const m = compilePattern(source, { dfaCells: 1 })
+      const counted = compilePattern(source, { counting: true })
+      const oracle = new RegExp(source, 'u')
+      assert.ok(m.states > 32 && m.states <= MAX_STATES && m.dfa !== null && counted.states < 16, `/${source}/u: ${m.states} and ${counted.states} states`)
+      for (const t of texts) {
+        assert.equal(m.test(t), oracle.test(t), `/${source}/u on ${JSON.stringify(t)}`)
+        assertBound(m, t, `/${source}/u`)
+      }
+      narrow += m.dfa?.counted ?? 0
+    }), { seed: SEED + 4, numRuns: 200 })
+    assert.ok(narrow > 100, `${narrow} tests ran on the pattern counted`)
+  })
+
   it('count as V8 does, on random texts and counts around their edges', () => {
     // one-code-point elements, counted at every kind of quantifier, beside what can make them ambiguous
     const unit = fc.constantFrom('a', '[ab]', '(a|b)', '(?:a|\\u{1F600})', '.', '[^a]', '\\w', '\\p{L}', 'é')
@@ -90,8 +126,9 @@ describe('patterns with many states', () => {
     let counters = 0
     fc.assert(fc.property(pattern, fc.array(text, { minLength: 1, maxLength: 5 }), (source, texts) => {
       const oracle = new RegExp(source, 'u')
-      const ms = [compilePattern(source, { counting: true }), compilePattern(source)]
-      if ((ms[0] as LinearPattern).states < (ms[1] as LinearPattern).states) counters++
+      // counted on the bit-parallel simulation, on the simulation of all paths, and as usual
+      const ms = [compilePattern(source, { counting: true }), compilePattern(source, { counting: true, bits: false }), compilePattern(source)]
+      if ((ms[0] as LinearPattern).states < (ms[2] as LinearPattern).states) counters++
       for (const t of texts) {
         for (const m of ms) {
           assert.equal(m.test(t), oracle.test(t), `/${source}/u on ${JSON.stringify(t)}`)
@@ -103,26 +140,10 @@ describe('patterns with many states', () => {
   })
 
   it('a search over patterns with large counts and repetitive texts finds none over the bound', () => {
-    const unit = fc.constantFrom('a', 'b', 'x', '<', '[^<>]', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '(?:a|x)')
-    const big = fc.oneof(fc.nat(12), fc.integer({ min: 0, max: 5000 }))
-    const quantifier = fc.oneof(
-      fc.constantFrom('', '*', '+', '?', '*?'),
-      fc.tuple(big, big, fc.nat(2)).map(([x, y, kind]) => kind === 0 ? `{${x}}` : kind === 1 ? `{${x},}` : `{${Math.min(x, y)},${Math.max(x, y)}}`))
-    const { alternatives } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
-      piece: fc.oneof({ depthIdentifier: 'p', maxDepth: 2 },
-        fc.tuple(unit, quantifier).map(([u, q]) => u + q),
-        fc.constantFrom('^', '$', '\\b'),
-        fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
-      sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 4, depthIdentifier: 'p' }).map(ps => ps.join('')),
-      alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'p' }).map(xs => xs.join('|'))
-    }))
-    // what costs a matcher most: long runs of the pattern's own characters, ending where it fails
-    const repetitive = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y'), { minLength: 1, maxLength: 4 }),
-      fc.integer({ min: 1, max: 6000 }), fc.constantFrom('', '<', 'c', 'a')).map(([unit, k, end]) => unit.join('').repeat(k) + end)
     let accepted = 0
     let refused = 0
     let most = 0
-    fc.assert(fc.property(alternatives, fc.array(repetitive, { minLength: 1, maxLength: 3 }), (source, texts) => {
+    fc.assert(fc.property(bigPattern, fc.array(repetitive, { minLength: 1, maxLength: 3 }), (source, texts) => {
       let m: LinearPattern
       try {
         m = compilePattern(source)
@@ -211,9 +232,27 @@ describe('the bit-parallel simulation', () => {
     assert.ok(most < BIT_STEPS_PER_CHAR, `at most ${most} steps per character`)
   })
 
-  it('leaves a pattern with a counter to the simulation of all paths', () => {
-    const m = compilePattern('[^<>]{1,4000}$')
-    assert.equal(m.bitParallel, false)
+  it('runs a pattern with counters, each a position with its queue, within its bound and a few steps per character', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ...worst,
+      // two counters, the first emptied at every third character, the second never entered but at the end
+      ['\\b[a-z]{3,400}[0-9]{2,90}\\b', `${'ab1'.repeat(BODY / 3)}`, false],
+      ['\\b[a-z]{3,400}[0-9]{2,90}\\b', `${'ab1'.repeat(BODY / 3)} abc12`, true]
+    ]
+    for (const [source, text, expected] of cases) {
+      const m = compilePattern(source)
+      assert.ok(m.states < 16, `/${source}/u: ${m.states} states, counted`)
+      assert.equal(m.test(text), expected, `/${source}/u`)
+      assertBitBound(m, text, `/${source}/u`)
+      // a look-up per chunk, the start, the character; per counter an entry, a read, a run of entries leaving
+      const counters = (source.match(/\{\d/g) ?? []).length
+      assert.ok(m.steps <= (Math.ceil(m.states / 8) + 3 + 3 * counters) * (text.length + 1), `/${source}/u: ${m.steps} steps`)
+    }
+  })
+
+  it('runs patterns with counters on it, the simulation of all paths only when asked', () => {
+    assert.equal(compilePattern('[^<>]{1,4000}$').bitParallel, true)
+    assert.equal(compilePattern('[^<>]{1,4000}$', { bits: false }).bitParallel, false)
     assert.equal(compilePattern('(a|b)*a(a|b){17}$').bitParallel, true)
     assert.equal(compilePattern('(a|b)*a(a|b){17}$', { bits: false }).bitParallel, false)
   })
@@ -240,6 +279,45 @@ describe('at the address', () => {
       assert.ok(steps <= STEPS_PER_CHAR * body.length, `/${source}/u: ${steps} steps for ${body.length} bytes`)
       await app.close()
     }
+  })
+
+  it('a search over patterns and bodies finds no body over the bound per byte, and V8 agrees on the small ones', () => {
+    // every member name is matched by patternProperties, and every string of its array by pattern:
+    // a body is valid when each name the pattern matches holds only strings it matches too
+    const form = (pattern: string): Json => freezeJson({
+      type: 'object',
+      patternProperties: { [pattern]: { type: 'array', items: { type: 'string', pattern } } }
+    }, '/')
+    const small = fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y', ' ', 'é', '😀'), { maxLength: 10 }).map(cs => cs.join(''))
+    const body = (text: fc.Arbitrary<string>) => fc.dictionary(text, fc.array(text, { maxLength: 3 }), { minKeys: 1, maxKeys: 3 })
+    let compiled = 0
+    let valid = 0
+    let most = 0
+    fc.assert(fc.property(bigPattern, body(repetitive), body(small), (source, large, short) => {
+      let validate: (value: unknown) => unknown
+      try {
+        validate = compileForm(form(source), '/')
+      } catch (error) {
+        assert.equal((error as { code?: string }).code, 'GPT_ERR_FORM_PATTERN', String(error))
+        return
+      }
+      compiled++
+      // the independent oracle: V8's own RegExp with the u flag, on texts too short to make it backtrack long
+      const oracle = new RegExp(source, 'u')
+      const expected = Object.entries(short).every(([name, texts]) => !oracle.test(name) || texts.every(t => oracle.test(t)))
+      assert.equal(validate(short), expected, `/${source}/u on ${JSON.stringify(short)}`)
+      if (expected) valid++
+      for (const value of [short, large]) {
+        const before = patternWork.steps
+        validate(value)
+        const bytes = JSON.stringify(value).length
+        const steps = patternWork.steps - before
+        assert.ok(steps <= STEPS_PER_CHAR * bytes, `/${source}/u: ${steps} steps for ${bytes} bytes`)
+        most = Math.max(most, steps / bytes)
+      }
+    }), { seed: SEED + 3, numRuns: 300 })
+    assert.ok(compiled > 100 && valid > 20 && compiled - valid > 20, `${compiled} forms compiled, ${valid} small bodies valid`)
+    assert.ok(most < STEPS_PER_CHAR, `at most ${most} steps per byte`)
   })
 
   it('refuses a pattern over the bound with GPT_ERR_FORM_PATTERN, its JSON Pointer, why and how to rewrite it', async () => {

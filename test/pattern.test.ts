@@ -15,9 +15,10 @@ function withinBound (m: LinearPattern, text: string): boolean {
 
 // the ways a pattern runs: the lazy DFA with its usual cache, the DFA with a cache of about two
 // states (flushing at almost every new state, then handing over to the bit-parallel simulation),
-// the bit-parallel simulation alone, the simulation of all paths with every repetition of one
-// character or class counted, and the last two again with the simulation of all paths instead
-const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }, { counting: true }, { dfaCells: 1, bits: false }, { dfaCells: 0, bits: false }] as const
+// the bit-parallel simulation alone, every repetition of one character or class counted (on the
+// bit-parallel simulation, then on the simulation of all paths), and the second and third again
+// with the simulation of all paths instead
+const CACHES = [{}, { dfaCells: 1 }, { dfaCells: 0 }, { counting: true }, { counting: true, bits: false }, { dfaCells: 1, bits: false }, { dfaCells: 0, bits: false }] as const
 const compileEach = (source: string, extra: PatternOptions = {}): LinearPattern[] => CACHES.map(options => compilePattern(source, { ...options, ...extra }))
 
 function agrees (pattern: string, text: string): void {
@@ -361,7 +362,11 @@ describe('refusals', () => {
       `\\(the work per character is bounded by ${STEPS_PER_CHAR} steps\\): the repetition "\\(ab\\{1,2\\}\\)\\{1000\\}" at offset 1 copies what it repeats once per count\\. ` +
       'Use smaller counts, or \\* or \\+ where any number will do \\(a repetition of one character or class, such as \\[a-z\\]\\{1,4000\\}, is counted, not copied\\)$'))
     assert.match(refusal('(?:ab){0,100}').message, /the repetition "\(\?:ab\)\{0,100\}" at offset 0/)
-    assert.match(refusal('a'.repeat(MAX_STATES)).message, new RegExp(`^the pattern is too long: it compiles to more than ${MAX_STATES} states, .*"enum" does the same`))
+    assert.match(refusal('ab'.repeat(MAX_STATES / 2)).message, new RegExp(`^the pattern is too long: it compiles to more than ${MAX_STATES} states, .*"enum" does the same`))
+    // the same character written out past the limit is its count
+    assert.equal(compilePattern('a'.repeat(MAX_STATES)).states, 2)
+    assert.equal(compilePattern(`x${'[ab]'.repeat(100)}y`).test(`x${'ab'.repeat(50)}y`), true)
+    assert.equal(compilePattern(`x${'[ab]'.repeat(100)}y`).test(`x${'ab'.repeat(49)}y`), false)
     // the bound itself is allowed: MAX_STATES - 1 characters and the final MATCH
     assert.equal(compilePattern('a'.repeat(MAX_STATES - 1)).states, MAX_STATES)
     // a repetition of one character or class is counted, whatever its count
