@@ -26,8 +26,13 @@ export function buildArrival (content: Content, settings: Settings, runtimes = s
   const common: Record<string, string> = {}
   if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
 
+  // draft §3.2: "An address MAY include additional members": `l` names other addresses, and the
+  // Link header mirrors it (docs/links.md).
+  const links = settings.links?.named
+  if (links !== undefined && links.member.length > 0) common['link'] = links.header
+  const named = links === undefined || links.member.length === 0 ? {} : { l: links.member }
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
-  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form }))
+  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form, ...named }))
   return {
     json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
     html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes)
