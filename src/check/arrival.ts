@@ -18,6 +18,8 @@ export interface Arrived {
   readonly reached: boolean
   readonly s: Form
   readonly unfinished?: string
+  /** The answer to the first GET, when there was one. */
+  readonly arrival?: Response
 }
 
 /** Checks §3 and §4: whether the address answered at all, and s if the arrival had a valid one. */
@@ -57,7 +59,7 @@ export async function checkArrival (client: Client, results: Results, judgeTimeo
   await compare('3.3-accept-any', [{ accept: '*/*' }])
   await compare('3.3-accept-other', [{ accept: 'image/png' }])
   await html(client, results, first, arrival)
-  return { reached: true, s: form, ...(unfinished === undefined ? {} : { unfinished }) }
+  return { reached: true, s: form, arrival, ...(unfinished === undefined ? {} : { unfinished }) }
 }
 
 /** The checks of the arrival's body, skipped for a reason that is not the body's fault. */
