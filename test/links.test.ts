@@ -140,6 +140,21 @@ describe('Composition: the arrival names addresses in l (draft §3.2: "An addres
     await host.close()
   })
 
+  it('the HTML view lists the addresses named, each a link to follow, every word escaped', async () => {
+    const host = await app({
+      '/': { links: ['/poll', { href: 'https://other.example/x', p: '<script>alert(1)</script> & more' }] },
+      '/poll': { prompt: 'Vote <b>once</b>.' }
+    })
+    const page = (await host.inject({ url: '/', headers: { accept: 'text/html' } })).body
+    assert.match(page, /<h2 id="l-title">Addresses named here<\/h2>/)
+    assert.match(page, /<li><a href="\/poll"><code>\/poll<\/code><\/a> <span class="content">Vote &lt;b&gt;once&lt;\/b&gt;\.<\/span><\/li>/)
+    assert.match(page, /<a href="https:\/\/other\.example\/x">.*&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; more/)
+    assert.doesNotMatch(page, /<script>alert/)
+    const alone = await app({ '/': {} })
+    assert.doesNotMatch((await alone.inject({ url: '/', headers: { accept: 'text/html' } })).body, /l-title/)
+    await Promise.all([host.close(), alone.close()])
+  })
+
   it('addresses may name each other: a loop is not an error (actors bound their hops)', async () => {
     const host = await app({ '/': { prompt: 'A.', links: ['/b'] }, '/b': { prompt: 'B.', links: ['/'] } })
     assert.deepEqual((await arrival(host)).body['l'], [{ href: '/b', p: 'B.' }])
