@@ -266,6 +266,28 @@ describe('Composition: an act\'s result names addresses with withLinks()', () =>
   })
 })
 
+describe('Composition: the form chooses among the addresses l names (docs/links.md, a router)', () => {
+  it('l names the choices, the form admits exactly them, and the act names the one chosen', async () => {
+    const host = await app({
+      '/start': {
+        prompt: 'Where to? Choose an address.',
+        form: { type: 'object', properties: { go: { enum: ['/poll', '/'] } }, required: ['go'], additionalProperties: false },
+        links: ['/poll', '/'],
+        act: (body, _request, reply) => withLinks(reply, { go: (body as { go: string }).go }, [(body as { go: string }).go])
+      },
+      '/poll': { prompt: 'Vote once.' },
+      '/': { prompt: 'A board.' }
+    })
+    const { body } = await arrival(host, '/start')
+    assert.deepEqual((body['l'] as { href: string }[]).map((entry) => entry.href), ((body['s'] as { properties: { go: { enum: string[] } } }).properties.go.enum))
+    const chosen = await host.inject({ method: 'POST', url: '/start', payload: { go: '/poll' } })
+    assert.deepEqual(chosen.json(), { go: '/poll', l: [{ href: '/poll', p: 'Vote once.' }] })
+    assert.equal(chosen.headers.link, '</poll>; rel="related"')
+    assert.equal((await host.inject({ method: 'POST', url: '/start', payload: { go: '/elsewhere' } })).statusCode, 204)
+    await host.close()
+  })
+})
+
 describe('Composition: what a link says of an address is read from its prompt', () => {
   it('is the first sentence of the first line, or the line, cut at a word past 200 characters', () => {
     assert.equal(describeAddress('A public note board. Leave one short note.'), 'A public note board.')
