@@ -55,6 +55,9 @@ describe('fastify-gpt check follows l', () => {
       '/c2': arrival([{ href: '/c3' }]),
       '/c3': arrival([{ href: '/c4' }]),
       '/bad': arrival('not a list'),
+      '/odd': arrival([{ href: '/twice' }, { href: 'http://[' }, { href: '/big' }]),
+      '/twice': { body: '{"p":"x","p":"y","m":[],"s":{}}' },
+      '/big': arrival([{ href: '/'.padEnd(5000, 'x') }]),
       '/wide': arrival(Array.from({ length: 10_000 }, (_, i) => ({ href: `/w${i}` })))
     })
   })
@@ -112,6 +115,17 @@ describe('fastify-gpt check follows l', () => {
     const wide = JSON.parse((await cli(`${graph.url}/wide`, '--json', '--max-requests', '1000')).out) as Report
     assert.equal(wide.links?.counts.notAddresses, 100)
     assert.equal([...graph.hits.keys()].filter((path) => /^\/w\d/.test(path)).length, 100)
+  })
+
+  it('a duplicate member is not an arrival, an href that is no URL is a bad member, an arrival too large to read is unread', async () => {
+    const report = JSON.parse((await cli(`${graph.url}/odd`, '--json', '--max-bytes', '4000')).out) as Report
+    const links = report.links as LinkGraph
+    assert.match(links.notAddresses[0]?.why ?? '', /^the body is not strictly valid JSON/)
+    assert.equal(links.counts.unread, 1)
+    const member = report.results.find((r) => r.id === 'B-links-member')
+    assert.equal(member?.outcome, 'fail')
+    assert.match(member?.detail ?? '', /"http:\/\/\[" is not a URL reference/)
+    assert.match((await cli(`${graph.url}/odd`, '--max-bytes', '4000')).out, /1 target not read\n/)
   })
 
   it('an arrival without l is checked as before: no B section, no extra request', async () => {
