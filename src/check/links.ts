@@ -1,4 +1,5 @@
 import { parse } from '../parse.ts'
+import { wrongMembers } from './arrival.ts'
 import { held, type Answer, type Client } from './client.ts'
 import { MAX_ARRIVAL_VALUES, values } from './extent.ts'
 import type { Results } from './results.ts'
@@ -39,13 +40,9 @@ export function reading (answer: Answer): Reading {
   } catch (error) {
     return { kind: 'not', why: `the body is not strictly valid JSON (${(error as Error).message})`, answer }
   }
-  if (!isObject(body)) return { kind: 'not', why: 'the body is not a JSON object', answer }
-  const { p, m, s, l } = body
-  if (typeof p !== 'string') return { kind: 'not', why: 'p is not a string', answer }
-  if (!Array.isArray(m) || !m.every((message) => isObject(message) && 'role' in message && 'content' in message)) {
-    return { kind: 'not', why: 'm is not an array of objects with role and content', answer }
-  }
-  if (!isObject(s)) return { kind: 'not', why: 's is not an object', answer }
+  const wrong = wrongMembers(body)
+  if (wrong !== undefined || !isObject(body)) return { kind: 'not', why: wrong ?? '', answer }
+  const { l } = body
   if (l === undefined) return { kind: 'address', links: undefined }
   if (!Array.isArray(l)) return { kind: 'address', links: undefined, malformed: 'l is not an array' }
   const bad = l.findIndex((entry) => !isObject(entry) || typeof entry['href'] !== 'string' || (entry['p'] !== undefined && typeof entry['p'] !== 'string'))
