@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Host, Linkable } from './set.ts'
-import type { LinkSet } from './set.ts'
+import type { Host, Linkable, LinkSet } from './set.ts'
 
 // The fastify-gpt addresses of each server, by path: every instance of one Fastify app shares its
 // `server`, so an address finds the others whatever plugin registered them.
