@@ -16,6 +16,8 @@ export const DEFAULT_LINK_DEPTH = 2
 export const MAX_LINKS_READ = 100
 /** Most entries of each list a report keeps (the counts stay whole). */
 const KEPT = 100
+/** Most characters of a URL on another origin (or of no http(s) scheme) that a report keeps. */
+const MAX_SHOWN = 2048
 
 const mediaType = (response: Response): string => (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -110,12 +112,12 @@ export async function followLinks (client: Client, route: { send: Send }, arriva
       target.hash = ''
       if (target.protocol !== 'http:' && target.protocol !== 'https:') {
         notCount++
-        if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href: target.href.slice(0, 2048), why: 'not an http(s) URL' })
+        if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN), why: 'not an http(s) URL' })
         continue
       }
       if (target.origin !== start.origin) {
         offCount++
-        if (offOrigin.length < KEPT) offOrigin.push({ from: node.url, href: target.href })
+        if (offOrigin.length < KEPT) offOrigin.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN) })
         continue
       }
       node.links.push(target.href)
