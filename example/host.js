@@ -1,4 +1,4 @@
-// An example host with two GPT addresses: a note board at / and a poll at /poll.
+// An example host with two GPT addresses: a note board at / and a poll at /poll, which the board names.
 //   npm start                     listens on 127.0.0.1:3000 (PORT and HOST override)
 //   curl -s localhost:3000        the note board's arrival: {p, m, s}
 //   curl -s localhost:3000 -d '{"note":"hello"}'
@@ -13,7 +13,8 @@ import { noteBoard, poll } from './addresses.js'
 const redis = process.env.REDIS_URL === undefined ? undefined : await redisClient(process.env.REDIS_URL)
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
 
-await app.register(gpt, { ...noteBoard(redis === undefined ? {} : { share: { redis } }), ...limits() })
+// The board names the poll in its arrival's l (docs/links.md): GET / | jq .l
+await app.register(gpt, { ...noteBoard(redis === undefined ? {} : { share: { redis } }), links: ['/poll'], ...limits() })
 await app.register(gpt, { ...poll(), ...limits() })
 
 const port = Number(process.env.PORT ?? 3000)

@@ -62,6 +62,7 @@ export class Address implements GptAddress, Holder<Edition> {
   current: Edition
   readonly #settings: Settings
   #shared: SharedEditions<Edition> | undefined
+  readonly #watchers: Array<() => void> = []
 
   constructor (settings: Settings) {
     this.path = settings.path
@@ -115,6 +116,18 @@ export class Address implements GptAddress, Holder<Edition> {
 
   serve (edition: Edition): void {
     this.current = edition
+    for (const watcher of this.#watchers) watcher()
+  }
+
+  /** Calls `watcher` after each edition served: the addresses naming this one describe it from its prompt. */
+  watch (watcher: () => void): void {
+    this.#watchers.push(watcher)
+  }
+
+  /** The current edition with its arrival built again, when what it says of the addresses it names changed. */
+  rearrive (): void {
+    const current = this.current
+    this.current = Object.freeze({ ...current, arrival: buildArrival(current.content, this.#settings, current.runtimes) })
   }
 }
 

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import type { Address } from './address.ts'
 import { GPT_ERR_OPTION_INVALID } from './errors.ts'
 import { customPolicy, renderPage, type RuntimeVerdict } from './html.ts'
+import type { Link } from './links/option.ts'
 import type { Content, Settings } from './options.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
@@ -26,16 +27,21 @@ export function buildArrival (content: Content, settings: Settings, runtimes = s
   const common: Record<string, string> = {}
   if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
 
+  // draft §3.2: "An address MAY include additional members": `l` names other addresses, and the
+  // Link header mirrors it (docs/links.md).
+  const links = settings.links?.named
+  if (links !== undefined && links.member.length > 0) common['link'] = links.header
+  const named = links === undefined || links.member.length === 0 ? {} : { l: links.member }
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
-  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form }))
+  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form, ...named }))
   return {
     json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
-    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes)
+    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes, links?.member)
   }
 }
 
 function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>,
-  runtimes: readonly RuntimeVerdict[]): Representation {
+  runtimes: readonly RuntimeVerdict[], links?: readonly Link[]): Representation {
   const view = { path: settings.path, ...content }
   if (typeof settings.html === 'function') {
     const page = customPage(settings.html(view), settings.path)
@@ -49,7 +55,7 @@ function htmlRepresentation (content: Content, settings: Settings, common: Recor
       ...page.headers
     })
   }
-  const page = renderPage(view, runtimes)
+  const page = renderPage(view, runtimes, links)
   return representation(Buffer.from(page.html), {
     ...common,
     'content-type': 'text/html; charset=utf-8',

@@ -12,10 +12,10 @@ export const JUDGE_TIMEOUT = 2_000
 const JUDGE_HEAP_MB = 512
 
 /** The settings an edition is built with, less what cannot cross to a worker (functions, the client). */
-export type PortableSettings = Omit<Settings, 'content' | 'act' | 'review' | 'rateLimit' | 'html' | 'onAddress' | 'share'> & { html: boolean }
+export type PortableSettings = Omit<Settings, 'content' | 'act' | 'review' | 'rateLimit' | 'html' | 'onAddress' | 'share' | 'links'> & { html: boolean }
 
 export function portable (settings: Settings): PortableSettings {
-  const { content, act, review, rateLimit, html, onAddress, share, ...rest } = settings
+  const { content, act, review, rateLimit, html, onAddress, share, links, ...rest } = settings
   const data = Object.fromEntries(Object.entries(rest).filter(([, value]) => typeof value !== 'function'))
   // A host's own page function cannot run there; its cost is the host's own, not the form's.
   return { ...data, html: html === true } as PortableSettings

@@ -97,3 +97,11 @@ export const GPT_ERR_FORM_TOO_DEEP = createError<'GPT_ERR_FORM_TOO_DEEP', Named>
 /** The prompt, the messages or a stored edition is larger than `limits` allows (src/limits.ts). */
 export const GPT_ERR_CONTENT_TOO_LARGE = createError<'GPT_ERR_CONTENT_TOO_LARGE', Named>(
   'GPT_ERR_CONTENT_TOO_LARGE', 'fastify-gpt address %s: the content is too large: %s')
+
+/** A link in `links` (or given with an act's result) that is not a path on this host or an http(s) URL elsewhere, or says more than it may. */
+export const GPT_ERR_LINK_INVALID = createError<'GPT_ERR_LINK_INVALID', Named>(
+  'GPT_ERR_LINK_INVALID', 'fastify-gpt address %s: a link is invalid: %s')
+
+/** A link to a path on this host where no fastify-gpt address is registered (checked when the host is ready). */
+export const GPT_ERR_LINK_UNRESOLVED = createError<'GPT_ERR_LINK_UNRESOLVED', Named>(
+  'GPT_ERR_LINK_UNRESOLVED', 'fastify-gpt address %s: a link names no address on this host: %s')

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Link } from './links/option.ts'
 import type { AddressView } from './options.ts'
 import { escapeHtml } from './page/escape.ts'
 import { renderInputs } from './page/inputs.ts'
@@ -113,6 +114,21 @@ ${items.join('\n')}
 `
 }
 
+/** The addresses this one names (its `l`, docs/links.md): each a link to go and read, never its form. */
+function named (links: readonly Link[]): string {
+  if (links.length === 0) return ''
+  const items = links.map((link) => `<li><a href="${escapeHtml(link.href)}"><code>${escapeHtml(link.href)}</code></a>` +
+    `${link.p === undefined ? '' : ` <span class="content">${escapeHtml(link.p)}</span>`}</li>`)
+  return `<section aria-labelledby="l-title">
+<h2 id="l-title">Addresses named here</h2>
+<p class="lead">Each is an address of its own: open it to read what it takes.</p>
+<ul class="links">
+${items.join('\n')}
+</ul>
+</section>
+`
+}
+
 /** How the page says which members may be left out, when some may. */
 function leftOut (inputs: string): string {
   const switches = inputs.includes('class="include"')
@@ -157,7 +173,7 @@ ${rows.join('\n')}
  * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
  * the address linted its form, is shown as a table of who can act.
  */
-export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = []): Page {
+export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = []): Page {
   const here = escapeHtml(view.path)
   const inputs = renderInputs(view.form)
   const html = `<!doctype html>
@@ -179,7 +195,7 @@ ${view.prompt.trim() === ''
     : `<p class="prompt">${escapeHtml(view.prompt)}</p>`}
 </header>
 <main>
-${conversation(view)}<section aria-labelledby="act-title">
+${conversation(view)}${named(links)}<section aria-labelledby="act-title">
 <h2 id="act-title">Act</h2>
 <p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${leftOut(inputs)}</p>
 <noscript><p>Acting from this page needs JavaScript. Without it, POST the JSON body to this address (see below).</p></noscript>

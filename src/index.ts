@@ -15,6 +15,7 @@ import fp from 'fastify-plugin'
 import { installAct } from './act.ts'
 import { Address } from './address.ts'
 import { arrivalHandler, codedTag } from './arrival.ts'
+import { installLinks } from './links/host.ts'
 import { openapiRoute } from './openapi.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 import { reviewed } from './review.ts'
@@ -52,6 +53,7 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const settings = reviewed(resolveOptions(options as unknown as Record<string, unknown>, path), options.maxDepth !== undefined, instance.log)
   const address = new Address(settings)
   await address.share(instance.log)
+  installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
   instance.addHook('onSend', quiet)
@@ -135,5 +137,7 @@ export type {
 } from './options.ts'
 export type { ShareOptions, SharedRedis } from './editions.ts'
 export type { Json, JsonObject } from './form.ts'
+export { withLinks } from './links/result.ts'
+export type { Link, LinkOption } from './links/option.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
 export type {} from './act.ts'

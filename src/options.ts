@@ -8,6 +8,8 @@ import { resolveShare, type ShareOptions, type ShareSettings } from './editions.
 import type { RuntimeVerdict } from './html.ts'
 import type { DecoderName } from './lint/types.ts'
 import { DEFAULT_MAX_DEPTH } from './parse.ts'
+import { resolveLinks, type LinkOption } from './links/option.ts'
+import { LinkSet } from './links/set.ts'
 
 /** One prior message of the arrival's `m` (draft §3.2). */
 export interface Message {
@@ -134,6 +136,12 @@ interface CommonOptions<F> {
    * GPT_ERR_FORM_TOO_DEEP or GPT_ERR_CONTENT_TOO_LARGE (docs/validation.md).
    */
   limits?: LimitsOption
+  /**
+   * The addresses this one names, in the arrival's `l` and its `Link` header (docs/links.md): paths
+   * of fastify-gpt addresses on this host, each described from its own prompt, or `{ href, p? }` for
+   * an http(s) URL elsewhere. A path with no address fails `ready()` (GPT_ERR_LINK_UNRESOLVED).
+   */
+  links?: readonly LinkOption[]
 }
 
 /** An address whose content lives in this process alone. */
@@ -174,6 +182,8 @@ export interface Settings {
   readonly onAddress: ((address: GptAddress | SharedGptAddress) => void) | undefined
   readonly share: ShareSettings | undefined
   readonly limits: Limits
+  /** Resolved when the host is ready (src/links/host.ts). */
+  readonly links: LinkSet | undefined
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
@@ -183,7 +193,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'links', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
@@ -238,7 +248,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     actTimeout,
     onAddress: onAddress as Settings['onAddress'],
     share: share === undefined ? undefined : resolveShare(share, path),
-    limits
+    limits,
+    links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path)
   })
 }
 

@@ -8,7 +8,7 @@ import { check } from './check/run.ts'
 import type { CheckOptions, Report, Response, Send } from './check/types.ts'
 
 export { check, formatReport, httpSender }
-export type { CheckOptions, CheckResult, Exchange, Level, Outcome, Report, Request, Response, Send } from './check/types.ts'
+export type { CheckOptions, CheckResult, Exchange, Follow, Level, LinkGraph, Outcome, Report, Request, Response, Send } from './check/types.ts'
 export type { HttpOptions } from './check/http.ts'
 
 export interface AddressOptions extends CheckOptions {
@@ -18,9 +18,12 @@ export interface AddressOptions extends CheckOptions {
   readonly timeout?: number
   /** Over HTTP: most bytes of an answer read. Default 8 MiB. */
   readonly maxBytes?: number
+  /** Hops to follow the addresses the arrival's `l` names, with plain GETs. Default 2; 0: none. */
+  readonly depth?: number
 }
 
 const CHUNK = 64 * 1024
+const INJECTED = 'http://inject.invalid'
 
 /** A transport through `app.inject`: the checks run against the app without a socket. */
 export function injectSender (app: FastifyInstance, path = '/'): Send {
@@ -56,11 +59,16 @@ export function flatten (headers: Record<string, string | string[] | number | un
  * to the report: `report.ok` is false when a MUST failed (with `strict`, a SHOULD too).
  */
 export async function checkAddress (target: FastifyInstance | string | URL, options: AddressOptions = {}): Promise<Report> {
-  const { path = '/', timeout, maxBytes, ...rest } = options
+  const { path = '/', timeout, maxBytes, depth, ...rest } = options
   if (typeof target === 'string' || target instanceof URL) {
     const url = new URL(target)
-    return check(httpSender(url, { ...(timeout === undefined ? {} : { timeout }), ...(maxBytes === undefined ? {} : { maxBytes }) }), url.href, rest)
+    const http = { ...(timeout === undefined ? {} : { timeout }), ...(maxBytes === undefined ? {} : { maxBytes }) }
+    const follow = { url, ...(depth === undefined ? {} : { depth }), sendTo: (to: URL) => httpSender(to, http) }
+    return check(httpSender(url, http), url.href, { follow, ...rest })
   }
   await target.ready()
-  return check(injectSender(target, path), `inject ${path}`, rest)
+  // through inject, every address of the app is on one origin of its own
+  const app = target
+  const follow = { url: new URL(path, INJECTED), ...(depth === undefined ? {} : { depth }), sendTo: (to: URL) => injectSender(app, to.pathname + to.search) }
+  return check(injectSender(target, path), `inject ${path}`, { follow, ...rest })
 }

@@ -1,7 +1,7 @@
 // Type tests: checked by `npm run typecheck` (tsc), never run. Each @ts-expect-error fails the
 // check if the error it expects goes away, so these assertions can fail both ways.
 import Fastify from 'fastify'
-import gpt, { type Body } from '../src/index.ts'
+import gpt, { withLinks, type Body, type Link } from '../src/index.ts'
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
 const expectType = <T extends true>(): T => true as T
@@ -128,3 +128,18 @@ await app.register(gpt, {
 })
 // @ts-expect-error share takes an ioredis client
 await app.register(gpt, { form: {}, act: () => 1, share: { redis: 'redis://localhost' } })
+
+// links: paths, or { href, p?, rel? }; withLinks keeps the result's type and adds l.
+await app.register(gpt, {
+  prefix: '/linked',
+  form: { type: 'object', properties: { go: { enum: ['/poll'] } }, required: ['go'], additionalProperties: false },
+  links: ['/poll', { href: 'https://other.example/x', p: 'Elsewhere.' }, { href: '/jobs', rel: 'monitor' }],
+  act: (body, _request, reply) => {
+    const result = withLinks(reply, { go: body.go }, [body.go])
+    expectType<Equal<typeof result['go'], '/poll'>>()
+    expectType<Equal<typeof result['l'], readonly Link[]>>()
+    return result
+  }
+})
+// @ts-expect-error a link names its target with href, nothing else
+await app.register(gpt, { form: {}, act: () => null, links: [{ url: '/poll' }] })

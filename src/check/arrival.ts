@@ -18,6 +18,8 @@ export interface Arrived {
   readonly reached: boolean
   readonly s: Form
   readonly unfinished?: string
+  /** The answer to the first GET, when there was one. */
+  readonly arrival?: Response
 }
 
 /** Checks §3 and §4: whether the address answered at all, and s if the arrival had a valid one. */
@@ -57,7 +59,18 @@ export async function checkArrival (client: Client, results: Results, judgeTimeo
   await compare('3.3-accept-any', [{ accept: '*/*' }])
   await compare('3.3-accept-other', [{ accept: 'image/png' }])
   await html(client, results, first, arrival)
-  return { reached: true, s: form, ...(unfinished === undefined ? {} : { unfinished }) }
+  return { reached: true, s: form, arrival, ...(unfinished === undefined ? {} : { unfinished }) }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** draft §3.2: what is wrong with a parsed arrival's members, if anything (`p` a string, `m` messages, `s` an object). */
+export function wrongMembers (body: unknown): string | undefined {
+  if (!isObject(body)) return 'the body is not a JSON object'
+  const { p, m, s } = body
+  if (typeof p !== 'string') return 'p is not a string'
+  if (!Array.isArray(m) || !m.every((message) => isObject(message) && 'role' in message && 'content' in message)) return 'm is not an array of objects with role and content'
+  return isObject(s) ? undefined : 's is not an object'
 }
 
 /** The checks of the arrival's body, skipped for a reason that is not the body's fault. */
@@ -97,16 +110,8 @@ function members (first: Answer, arrival: Response, results: Results, judgeTimeo
     if (arrival.status === 200 && mediaType(arrival) === 'application/json') results.pass('3.2-json')
     else results.fail('3.2-json', `answered ${arrival.status} ${arrival.headers['content-type'] ?? 'without Content-Type'}`, [first])
   }
-  const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
-  const { p, m, s } = object ?? {}
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
-  const wrong = object === undefined
-    ? 'the body is not a JSON object'
-    : typeof p !== 'string'
-      ? 'p is not a string'
-      : !Array.isArray(m) || !m.every((message) => isObject(message) && 'role' in message && 'content' in message)
-          ? 'm is not an array of objects with role and content'
-          : !isObject(s) ? 's is not an object' : undefined
+  const s = isObject(body) ? body['s'] : undefined
+  const wrong = wrongMembers(body)
   if (wrong === undefined) results.pass('3.2-members')
   else results.fail('3.2-members', wrong, [first])
 

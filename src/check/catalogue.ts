@@ -37,7 +37,10 @@ const FIXED: Readonly<Record<string, Spec>> = {
   '5.3-success': { section: '5.3', level: 'MUST', title: 'an act is answered 200 application/json' },
   '5.3-bare-204': { section: '5.3', level: 'SHOULD', title: 'a refused body is answered 204 with no body' },
   '5.3-uniform': { section: '5.3', level: 'SHOULD', title: 'every refusal is the same answer: none says which constraint failed' },
-  '6-actor': { section: '6', level: 'MUST', title: 'GPT-Actor does not decide whether an act is taken' }
+  '6-actor': { section: '6', level: 'MUST', title: 'GPT-Actor does not decide whether an act is taken' },
+  // Appendix B, "Composition": fastify-gpt's answer, not the draft's rule, so never a MUST (docs/links.md).
+  'B-links-member': { section: 'B', level: 'SHOULD', title: 'l, where an arrival has it, is an array of { href, p? } with href a URL reference' },
+  'B-links-address': { section: 'B', level: 'SHOULD', title: 'every address l names on this origin answers a plain GET with an arrival' }
 }
 
 /** The check of one keyword of the form: a value only it refuses is refused (draft §5.2 (3)). */

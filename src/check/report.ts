@@ -1,4 +1,4 @@
-import type { ActorReport, CheckResult, Exchange, Level, Refusal, Report } from './types.ts'
+import type { ActorReport, CheckResult, Exchange, Level, LinkGraph, Refusal, Report } from './types.ts'
 import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
@@ -13,8 +13,12 @@ const SECTIONS: Readonly<Record<string, string>> = {
   5.1: 'Act: request',
   5.2: 'Act: verification',
   5.3: 'Act: response',
-  6: 'Actor identity'
+  6: 'Actor identity',
+  B: 'Composition: the addresses l names (Appendix B, as fastify-gpt answers it)'
 }
+
+// Draft sections in order, then the appendix.
+const place = (section: string): number => Number.isNaN(Number(section)) ? Number.MAX_VALUE : Number(section)
 
 const counted = (n: number, noun: string, plural = `${noun}s`): string => `${n} ${n === 1 ? noun : plural}`
 
@@ -62,7 +66,7 @@ export function formatReport (report: Report): string {
     for (const result of failed) out.push(line(result), ...(result.exchanges ?? []).flatMap(exchange))
     out.push('')
   }
-  const sections = [...new Set(report.results.map((r) => r.section))].sort((a, b) => Number(a) - Number(b))
+  const sections = [...new Set(report.results.map((r) => r.section))].sort((a, b) => place(a) - place(b))
   for (const section of sections) {
     out.push(`§${section} ${SECTIONS[section] ?? ''}`.trimEnd())
     // failures were shown in full above; a skip says why
@@ -70,6 +74,7 @@ export function formatReport (report: Report): string {
       out.push(result.outcome === 'fail' ? line(result).split('\n')[0] as string : line(result))
     }
   }
+  if (report.links !== undefined) out.push('', ...links(report.links))
   if (report.form !== undefined) {
     const { errors, warnings, runtimes } = report.form
     const who = (verdict: string): string => runtimes.filter((r) => r.verdict === verdict).map((r) => r.decoder).join(', ') || 'none'
@@ -85,4 +90,25 @@ export function formatReport (report: Report): string {
   out.push(report.ok ? 'conformant as far as checked' : `not conformant${report.strict ? ' (strict: SHOULD counts)' : ''}`)
   // what an address sent is shown, never acted on by the terminal
   return visible(out.join('\n'), true) + '\n'
+}
+
+const addresses = (n: number): string => `${n} address${n === 1 ? '' : 'es'}`
+
+/** Where the links led: each address read and what it names, then loops, other origins, non-addresses. */
+function links (graph: LinkGraph): string[] {
+  const { counts } = graph
+  const out = [`Links (l followed ${counted(graph.depth, 'hop')}, plain GETs only): ${addresses(counts.addresses)} read`]
+  for (const address of graph.addresses) {
+    out.push(`  ${address.url}${address.links.length === 0 ? ' names no address here' : ` -> ${address.links.join(', ')}`}`)
+  }
+  for (const loop of graph.loops) out.push(`  loop: ${loop.length === 1 ? `${loop[0] ?? ''} names itself` : `${loop.join(', ')} lead to one another`}`)
+  for (const link of graph.offOrigin) out.push(`  leaves the origin, not followed: ${link.href} (named by ${link.from})`)
+  for (const link of graph.notAddresses) out.push(`  not an address: ${link.href} (named by ${link.from}): ${link.why}`)
+  const more = (shown: number, count: number, what: string): void => { if (count > shown) out.push(`  and ${count - shown} more ${what}`) }
+  more(graph.addresses.length, counts.addresses, 'addresses read')
+  more(graph.offOrigin.length, counts.offOrigin, 'links leaving the origin')
+  more(graph.notAddresses.length, counts.notAddresses, 'links to what is not an address')
+  if (counts.beyond > 0) out.push(`  ${addresses(counts.beyond)} named past ${counted(graph.depth, 'hop')}, not read`)
+  if (counts.unread > 0) out.push(`  ${counted(counts.unread, 'target')} not read${graph.stopped === undefined ? '' : `: ${graph.stopped}`}`)
+  return out
 }

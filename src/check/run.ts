@@ -3,8 +3,9 @@ import { MAX_ACTOR_ACTS } from './actor.ts'
 import { installed, MISSING } from './xgrammar.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
+import { followLinks, reading } from './links.ts'
 import { Results } from './results.ts'
-import type { ActorReport, CheckOptions, FormSummary, Report, Send } from './types.ts'
+import type { ActorReport, CheckOptions, FormSummary, LinkGraph, Report, Response, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -21,13 +22,15 @@ export async function check (send: Send, target: string, options: CheckOptions =
   const acts = options.acts ?? 0
   const maxRequests = options.maxRequests ?? DEFAULT_MAX_REQUESTS
   const timeLimit = options.timeLimit ?? DEFAULT_TIME_LIMIT
-  const numbers = { acts, maxRequests, interval: options.interval ?? 0, maxWait: options.maxWait ?? 0, timeLimit, judgeTimeout: options.judgeTimeout ?? 1 }
+  const numbers = { acts, maxRequests, interval: options.interval ?? 0, maxWait: options.maxWait ?? 0, timeLimit, judgeTimeout: options.judgeTimeout ?? 1, depth: options.follow?.depth ?? 0 }
   for (const [name, value] of Object.entries(numbers)) {
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
   }
   const by = options.actor === undefined ? undefined : await actorOf(options.actor, acts)
   const deadline = Date.now() + timeLimit * 1000
-  const client = new Client(send, {
+  // where requests go: the address, or in turn each address its links name
+  const route = { send }
+  const client = new Client((request) => route.send(request), {
     maxRequests,
     interval: options.interval ?? 0,
     maxWait: options.maxWait ?? 60,
@@ -43,6 +46,7 @@ export async function check (send: Send, target: string, options: CheckOptions =
   let unfinished: string[] = []
   let summary: FormSummary | undefined
   let actor: ActorReport | undefined
+  let links: LinkGraph | undefined
   try {
     // nothing answered: no other check can say anything
     if (arrived.reached) {
@@ -53,6 +57,9 @@ export async function check (send: Send, target: string, options: CheckOptions =
         ...(by === undefined ? {} : { actor: { ...by, deadline } })
       })
     }
+    if (options.follow !== undefined && arrived.arrival !== undefined && namesAddresses(arrived.arrival)) {
+      links = await followLinks(client, route, arrived.arrival, options.follow, results)
+    }
     unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
       .filter((why): why is string => why !== undefined)
     summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
@@ -62,6 +69,7 @@ export async function check (send: Send, target: string, options: CheckOptions =
   return {
     ...report(target, options, client, results),
     ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
+    ...(links === undefined ? {} : { links }),
     ...(summary === undefined ? {} : { form: summary }),
     ...(actor === undefined ? {} : { actor })
   }
@@ -76,6 +84,13 @@ async function actorOf (name: string, acts: number): Promise<{ version: string, 
   // the linter, loaded only for the actor: lint's word on s otherwise comes from the judge's thread
   const { decoderProfiles } = await import('../lint/index.ts')
   return { version, profile: decoderProfiles().find((p) => p.decoder === name)?.version as string }
+}
+
+/** Whether an arrival has an `l` member (cheaply ruled out when the text never writes one). */
+function namesAddresses (arrival: Response): boolean {
+  if (!Buffer.from(arrival.body.buffer, arrival.body.byteOffset, arrival.body.length).includes('"l"')) return false
+  const read = reading({ request: { method: 'GET', headers: {} }, response: arrival })
+  return read.kind === 'address' && (read.links !== undefined || read.malformed !== undefined)
 }
 
 const lowerCase = (headers: Readonly<Record<string, string>>): Record<string, string> =>

@@ -81,6 +81,8 @@ export interface Report {
    * run are skipped and say why; `fastify-gpt check` exits 2 unless a MUST failed.
    */
   readonly unfinished?: string
+  /** What the arrival's `l` names, followed hop by hop (only when it names any and `follow` was given). */
+  readonly links?: LinkGraph
   /** What `fastify-gpt lint` says of the form `s`: advice for its author, never a failed check. */
   readonly form?: FormSummary
   /** With `actor`: what the decoder wrote, what the address did with it, and why it refused what it refused. */
@@ -113,6 +115,41 @@ export interface ActorReport {
   readonly refused: number
   readonly unanswered: number
   readonly refusals: readonly Refusal[]
+}
+
+/** Where links lead (Appendix B, "Composition"; docs/links.md). Lists keep at most 100 entries; `counts` are whole. */
+export interface LinkGraph {
+  /** Hops followed from the address. */
+  readonly depth: number
+  /** Every address read, in order, with the URLs on its origin that its `l` names. */
+  readonly addresses: readonly { readonly url: string, readonly depth: number, readonly links: readonly string[] }[]
+  /** Links whose target is not an address: not http(s), or its plain GET is not an arrival. */
+  readonly notAddresses: readonly { readonly from: string, readonly href: string, readonly why: string }[]
+  /** Links to another origin: named, never followed. */
+  readonly offOrigin: readonly { readonly from: string, readonly href: string }[]
+  /** Addresses that lead back to themselves through links: each set reaches every other in it. */
+  readonly loops: readonly (readonly string[])[]
+  readonly counts: {
+    readonly addresses: number
+    readonly notAddresses: number
+    readonly offOrigin: number
+    /** Addresses named past `depth`, not read. */
+    readonly beyond: number
+    /** Targets not read: the run's budget or time ran out, or an arrival too large to read. */
+    readonly unread: number
+  }
+  /** Why the following stopped early, if it did. */
+  readonly stopped?: string
+}
+
+/** How to follow the links of the address checked. */
+export interface Follow {
+  /** The address's URL: links are resolved against it, and only those on its origin are followed. */
+  readonly url: string | URL
+  /** Hops to follow. Default 2; 0 reads none. */
+  readonly depth?: number
+  /** A transport to another address on the same origin. */
+  readonly sendTo: (url: URL) => Send
 }
 
 export interface FormSummary {
@@ -159,6 +196,8 @@ export interface CheckOptions {
   readonly timeLimit?: number
   /** Milliseconds the independent validator may take on one value. Default 5000. */
   readonly judgeTimeout?: number
+  /** Follow the addresses the arrival's `l` names (GETs only), within the same budget and time. */
+  readonly follow?: Follow
   /** Told of every wait longer than a second (a 429 waited out, a slow answer). */
   readonly progress?: (message: string) => void
 }

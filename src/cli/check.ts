@@ -2,6 +2,7 @@
 import { DEFAULT_JUDGE_TIMEOUT } from '../check/judge.ts'
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
 import { MAX_ACTOR_ACTS } from '../check/actor.ts'
+import { DEFAULT_LINK_DEPTH } from '../check/links.ts'
 import { formatReport } from '../check/report.ts'
 import { installed, MISSING } from '../check/xgrammar.ts'
 import { check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS, DEFAULT_TIME_LIMIT } from '../check/run.ts'
@@ -28,6 +29,7 @@ that a conformant address must refuse; --acts sends values the form admits, each
   --time-limit S       end the whole run after S seconds (default ${DEFAULT_TIME_LIMIT})
   --judge-timeout MS   give the independent validator MS milliseconds a value (default ${DEFAULT_JUDGE_TIMEOUT})
   --seed N             seed of the value generator (default 1)
+  --depth N            follow the addresses the arrival's l names, N hops, GETs only (default ${DEFAULT_LINK_DEPTH}; 0: none)
   --strict             a failed SHOULD also fails the run
 ${COMMON_USAGE}
 
@@ -36,7 +38,7 @@ not check: a usage error, an address it could not reach, or one of its own bound
 report says which checks that left undone).
 `
 
-const INTEGERS = ['acts', 'max-requests', 'interval', 'max-wait', 'body-size', 'timeout', 'max-bytes', 'time-limit', 'judge-timeout', 'seed'] as const
+const INTEGERS = ['acts', 'max-requests', 'interval', 'max-wait', 'body-size', 'timeout', 'max-bytes', 'time-limit', 'judge-timeout', 'seed', 'depth'] as const
 const POSITIVE = new Set(['timeout', 'max-bytes', 'time-limit', 'judge-timeout'])
 
 const OPTIONS: Options = {
@@ -107,11 +109,13 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
     ...(numbers.seed === undefined ? {} : { seed: numbers.seed }),
     ...(verbose ? { progress: (message: string) => io.err(`fastify-gpt check: ${visible(message)}\n`) } : {})
   }
-  const send = httpSender(url, {
+  const http = {
     ...(numbers.timeout === undefined ? {} : { timeout: numbers.timeout }),
     ...(numbers['max-bytes'] === undefined ? {} : { maxBytes: numbers['max-bytes'] })
-  })
-  const report = await check(send, url.href, options)
+  }
+  const send = httpSender(url, http)
+  const follow = { url, depth: numbers.depth ?? DEFAULT_LINK_DEPTH, sendTo: (target: URL) => httpSender(target, http) }
+  const report = await check(send, url.href, { ...options, follow })
   // nothing checked at all: no report to show, only what stood in the way
   if (report.unfinished !== undefined && report.counts.pass + report.counts.fail === 0) return cannot('check', report.unfinished, io)
   io.out(values['json'] === true ? `${visibleJson(JSON.stringify(report, null, 2))}\n` : formatReport(report))

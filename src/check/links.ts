@@ -1,0 +1,219 @@
+import { parse } from '../parse.ts'
+import { wrongMembers } from './arrival.ts'
+import { held, type Answer, type Client } from './client.ts'
+import { MAX_ARRIVAL_VALUES, values } from './extent.ts'
+import type { Results } from './results.ts'
+import type { Follow, LinkGraph, Response, Send } from './types.ts'
+
+// Appendix B, "Composition", as fastify-gpt answers it (docs/links.md): an arrival may name other
+// addresses in `l`, each of which must itself be an address. The checker reads them with plain
+// GETs (safe: it never acts on a target), hop by hop to a bounded depth, and says which targets are
+// not addresses, which links leave the origin (named, never followed: it would check another
+// server under this one's name), and which addresses lead back to themselves.
+
+export const DEFAULT_LINK_DEPTH = 2
+/** Most links of one arrival read: fastify-gpt names at most 100. */
+export const MAX_LINKS_READ = 100
+/** Most entries of each list a report keeps (the counts stay whole). */
+const KEPT = 100
+/** Most characters of a URL on another origin (or of no http(s) scheme) that a report keeps. */
+const MAX_SHOWN = 2048
+
+const mediaType = (response: Response): string => (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** What one GET of a target came to: an arrival (with what its `l` names), not an address, or not read. */
+type Reading =
+  | { readonly kind: 'address', readonly links: readonly unknown[] | undefined, readonly malformed?: string }
+  | { readonly kind: 'not', readonly why: string, readonly answer: Answer }
+  | { readonly kind: 'unread', readonly why: string }
+
+/** Whether an answer is an arrival (draft §3.2), and if so the links it names. */
+export function reading (answer: Answer): Reading {
+  const response = answer.response
+  if (response === undefined) return held(answer) ? { kind: 'unread', why: answer.unanswered } : { kind: 'not', why: `no answer: ${answer.unanswered}`, answer }
+  if (response.status !== 200) return { kind: 'not', why: `a plain GET was answered ${response.status}`, answer }
+  if (mediaType(response) !== 'application/json') return { kind: 'not', why: `answered ${response.headers['content-type'] ?? 'without Content-Type'}, not application/json`, answer }
+  if (response.cut !== undefined) return { kind: 'unread', why: `its arrival was not read in full (${response.cut})` }
+  if (values(response.body) > MAX_ARRIVAL_VALUES) return { kind: 'unread', why: `its arrival holds more than ${MAX_ARRIVAL_VALUES} JSON values` }
+  let body: unknown
+  try {
+    body = parse(response.body, { maxDepth: Infinity })
+  } catch (error) {
+    return { kind: 'not', why: `the body is not strictly valid JSON (${(error as Error).message})`, answer }
+  }
+  const wrong = wrongMembers(body)
+  if (wrong !== undefined || !isObject(body)) return { kind: 'not', why: wrong ?? '', answer }
+  const { l } = body
+  if (l === undefined) return { kind: 'address', links: undefined }
+  if (!Array.isArray(l)) return { kind: 'address', links: undefined, malformed: 'l is not an array' }
+  const bad = l.findIndex((entry) => !isObject(entry) || typeof entry['href'] !== 'string' || (entry['p'] !== undefined && typeof entry['p'] !== 'string'))
+  return bad === -1 ? { kind: 'address', links: l } : { kind: 'address', links: l, malformed: `l/${bad} is not { href: string, p?: string }` }
+}
+
+interface Node {
+  readonly url: string
+  readonly depth: number
+  /** Resolved URLs its l names, in order, once read. */
+  links: string[]
+  reading?: Reading
+}
+
+/**
+ * Follows `l` from the arrival already read at `follow.url`, one GET per address, breadth first,
+ * through `client` (so within the run's request budget and time limit); `route` is where the
+ * client's requests go, set to each target in turn. Adds `B-links-member` and `B-links-address`.
+ */
+export async function followLinks (client: Client, route: { send: Send }, arrival: Response, follow: Follow, results: Results): Promise<LinkGraph> {
+  const start = new URL(follow.url)
+  start.hash = ''
+  const depth = follow.depth ?? DEFAULT_LINK_DEPTH
+  const nodes = new Map<string, Node>()
+  const queue: Node[] = []
+  const notAddresses: { from: string, href: string, why: string }[] = []
+  const offOrigin: { from: string, href: string }[] = []
+  const malformed: string[] = []
+  const evidence: Answer[] = []
+  const beyond = new Set<string>()
+  let notCount = 0
+  let offCount = 0
+  let unread = 0
+  let stoppedWhy: string | undefined
+
+  const first: Node = { url: start.href, depth: 0, links: [], reading: reading({ request: { method: 'GET', headers: {} }, response: arrival }) }
+  nodes.set(first.url, first)
+  queue.push(first)
+  for (let at = 0; at < queue.length; at++) {
+    const node = queue[at] as Node
+    if (node.reading === undefined) {
+      if (stoppedWhy !== undefined) {
+        unread++
+        continue
+      }
+      route.send = follow.sendTo(new URL(node.url))
+      const answer = await client.exchange({ method: 'GET', headers: {} })
+      node.reading = reading(answer)
+      if (node.reading.kind === 'unread' && held(answer)) stoppedWhy = node.reading.why
+      if (node.reading.kind === 'unread') unread++
+    }
+    const read = node.reading
+    if (read.kind !== 'address') continue
+    if (read.malformed !== undefined && malformed.length < KEPT) malformed.push(`${node.url}: ${read.malformed}`)
+    for (const entry of (read.links ?? []).slice(0, MAX_LINKS_READ)) {
+      if (!isObject(entry) || typeof entry['href'] !== 'string') continue
+      const href = entry['href']
+      let target: URL
+      try {
+        target = new URL(href, node.url)
+      } catch {
+        if (malformed.length < KEPT) malformed.push(`${node.url}: ${JSON.stringify(href.slice(0, 200))} is not a URL reference`)
+        continue
+      }
+      target.hash = ''
+      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+        notCount++
+        if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN), why: 'not an http(s) URL' })
+        continue
+      }
+      if (target.origin !== start.origin) {
+        offCount++
+        if (offOrigin.length < KEPT) offOrigin.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN) })
+        continue
+      }
+      node.links.push(target.href)
+      if (nodes.has(target.href)) continue
+      if (node.depth >= depth) {
+        beyond.add(target.href)
+        continue
+      }
+      const next: Node = { url: target.href, depth: node.depth + 1, links: [] }
+      nodes.set(next.url, next)
+      queue.push(next)
+    }
+  }
+
+  // every link to a target that is not an address, once the target's verdict is known
+  for (const node of nodes.values()) {
+    for (const href of node.links) {
+      const target = nodes.get(href)
+      if (target?.reading?.kind !== 'not') continue
+      notCount++
+      if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href, why: target.reading.why })
+      if (evidence.length < 3 && !evidence.includes(target.reading.answer)) evidence.push(target.reading.answer)
+    }
+  }
+  for (const href of beyond) if (nodes.has(href)) beyond.delete(href)
+
+  const addresses = [...nodes.values()].filter((node) => node.reading?.kind === 'address')
+  const graph = {
+    depth,
+    addresses: addresses.slice(0, KEPT).map((node) => ({ url: node.url, depth: node.depth, links: [...new Set(node.links)] })),
+    notAddresses,
+    offOrigin,
+    loops: loops(addresses),
+    counts: { addresses: addresses.length, notAddresses: notCount, offOrigin: offCount, beyond: beyond.size, unread },
+    ...(stoppedWhy === undefined ? {} : { stopped: stoppedWhy })
+  } satisfies LinkGraph
+
+  if (malformed.length === 0) results.pass('B-links-member')
+  else results.fail('B-links-member', malformed.slice(0, 3).join('; '))
+  if (notCount > 0) {
+    const [shown] = notAddresses
+    results.fail('B-links-address', `${notCount} link${notCount === 1 ? '' : 's'} to what is not an address, e.g. ${shown?.href ?? ''} (named by ${shown?.from ?? ''}): ${shown?.why ?? ''}`, evidence)
+  } else if (unread > 0) {
+    results.skip('B-links-address', `${unread} named address${unread === 1 ? ' was' : 'es were'} not read: ${stoppedWhy ?? 'too large to read'}`)
+  } else results.pass('B-links-address')
+  return graph
+}
+
+/**
+ * The loops among the addresses read: each set of addresses that lead to one another through
+ * links (a strongly connected part of the graph with a cycle in it: two or more addresses, or one
+ * naming itself), in the order they were read. Tarjan's algorithm, with a stack of its own.
+ */
+export function loops (nodes: readonly { readonly url: string, readonly links: readonly string[] }[]): string[][] {
+  const index = new Map(nodes.map((node, i) => [node.url, i]))
+  const edges = nodes.map((node) => [...new Set(node.links.map((href) => index.get(href)).filter((i): i is number => i !== undefined))])
+  const order = new Array<number>(nodes.length).fill(-1)
+  const low = new Array<number>(nodes.length).fill(0)
+  const onStack = new Array<boolean>(nodes.length).fill(false)
+  const stack: number[] = []
+  const found: number[][] = []
+  let counter = 0
+  for (let root = 0; root < nodes.length; root++) {
+    if (order[root] !== -1) continue
+    const frames: [node: number, edge: number][] = [[root, 0]]
+    order[root] = low[root] = counter++
+    stack.push(root)
+    onStack[root] = true
+    while (frames.length > 0) {
+      const frame = frames[frames.length - 1] as [number, number]
+      const [v, e] = frame
+      const out = edges[v] as number[]
+      if (e < out.length) {
+        frame[1]++
+        const w = out[e] as number
+        if (order[w] === -1) {
+          order[w] = low[w] = counter++
+          stack.push(w)
+          onStack[w] = true
+          frames.push([w, 0])
+        } else if (onStack[w] === true) low[v] = Math.min(low[v] as number, order[w] as number)
+        continue
+      }
+      frames.pop()
+      const parent = frames[frames.length - 1]
+      if (parent !== undefined) low[parent[0]] = Math.min(low[parent[0]] as number, low[v] as number)
+      if (low[v] !== order[v]) continue
+      const part: number[] = []
+      let w: number
+      do {
+        w = stack.pop() as number
+        onStack[w] = false
+        part.push(w)
+      } while (w !== v)
+      if (part.length > 1 || (edges[v] as number[]).includes(v)) found.push(part.sort((a, b) => a - b))
+    }
+  }
+  return found.sort((a, b) => (a[0] as number) - (b[0] as number)).map((part) => part.map((i) => (nodes[i] as { url: string }).url))
+}

@@ -1,0 +1,22 @@
+// What a link says of an address on the same host: read from the address's own prompt, so that it
+// cannot drift from it (draft §7.3: a description nothing checks invites reliance).
+
+/** Most characters of a derived description: an actor weighing links reads one line of each. */
+export const DESCRIBED = 200
+
+// A sentence ends at . ! or ? followed by a space or the end of the line.
+const SENTENCE = /^(.*?[.!?])(?:\s|$)/
+
+/**
+ * The prompt's first sentence (of its first non-empty line), cut at a word past 200 characters with
+ * an ellipsis; undefined for an empty prompt (the address gives no introduction).
+ */
+export function describeAddress (prompt: string): string | undefined {
+  const line = prompt.split('\n').map((text) => text.trim()).find((text) => text !== '')
+  if (line === undefined) return undefined
+  const sentence = SENTENCE.exec(line)?.[1] ?? line
+  if (sentence.length <= DESCRIBED) return sentence
+  const cut = sentence.slice(0, DESCRIBED - 1)
+  const space = cut.lastIndexOf(' ')
+  return `${(space > DESCRIBED / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
+}
