@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { compileForm } from '../form.ts'
 import type { Settings } from '../options.ts'
 import { parse } from '../parse.ts'
@@ -29,6 +29,15 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     done: compileForm(CONTROL_FORMS.done, `${base}/<id>`)
   }
   await instance.register(async (jobs) => {
+    jobs.setErrorHandler(function onError (error: FastifyError, request, reply) {
+      if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
+      // draft §5.3: a control act refused before validation (too large, say) is the bare 204 too.
+      if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) {
+        request.log.debug({ reason: error.code }, 'gpt: control act rejected')
+        return reply.code(204).send()
+      }
+      throw error
+    })
     jobs.removeAllContentTypeParsers()
     jobs.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CONTROL_LIMIT }, (_request, body, done) => { done(null, body) })
     // A job address is a capability: its id never goes to the log at info (the request lines).

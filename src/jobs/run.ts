@@ -121,7 +121,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
         }
         resolve(handle)
       }
-      const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff)
+      const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff, true)
       if (wait === 0) handOff()
       settled.then((value) => {
         if (!handedOff) { // answered within its request, as without background

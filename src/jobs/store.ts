@@ -4,15 +4,18 @@ import type { BackgroundSettings } from './settings.ts'
 /** Keeps time for the store; a test gives its own. */
 export interface Clock {
   now (): number
-  /** Runs `then` after `ms`; the returned function cancels it. */
-  after (ms: number, then: () => void): () => void
+  /**
+   * Runs `then` after `ms`; the returned function cancels it. `hold`: the timer keeps the process
+   * running (a request waits on it), else it does not.
+   */
+  after (ms: number, then: () => void, hold?: boolean): () => void
 }
 
 export const realClock: Clock = {
   now: Date.now,
-  after (ms, then) {
+  after (ms, then, hold = false) {
     const timer = setTimeout(then, ms)
-    timer.unref() // a kept job never holds the process open
+    if (!hold) timer.unref() // a kept job never holds the process open
     return () => { clearTimeout(timer) }
   }
 }
