@@ -206,6 +206,24 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     await app.close()
   })
 
+  it('an act that reads its signal only after the cancel finds it aborted', async () => {
+    const app = Fastify()
+    const g = gate()
+    const seen: boolean[] = []
+    await app.register(gpt, {
+      form: { type: 'object' },
+      rateLimit: false,
+      background: {},
+      act: async (_body, _request, _reply, context) => { await g.promise; seen.push(context.signal.aborted); return {} }
+    })
+    const { href } = (await post(app, '/', '{}', ASYNC)).json()
+    await post(app, href, '{"do":"cancel"}')
+    g.open()
+    await eventually(() => seen.length === 1, 'the act reads its signal')
+    assert.deepEqual(seen, [true])
+    await app.close()
+  })
+
   it('forget: 200, then the job address and its stream are 404', async () => {
     const { app } = await slowHost({})
     const { href } = await startJob(app, 1)

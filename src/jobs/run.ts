@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../options.ts'
+import { LazyContext } from './context.ts'
 import { drain, isProgressing } from './iterable.ts'
 import type { Job } from './job.ts'
 import { preferences } from './prefer.ts'
@@ -22,12 +23,12 @@ export function drainingAct (settings: Settings): CoreAct {
   const act = settings.act as unknown as Act
   const { actTimeout } = settings
   return function onAct (body, request, reply) {
-    const controller = new AbortController()
-    const result = act(body, request, reply, { signal: controller.signal })
+    const context = new LazyContext()
+    const result = act(body, request, reply, context)
     if (!isProgressing(result)) return result
     // The core answers 503 at actTimeout; the act is told to stop then, and is pulled no more.
-    const timer = actTimeout === undefined ? undefined : setTimeout(() => { controller.abort(new Error('the act ran past actTimeout')) }, actTimeout)
-    const stop = (): boolean => controller.signal.aborted
+    const timer = actTimeout === undefined ? undefined : setTimeout(() => { context.abort(new Error('the act ran past actTimeout')) }, actTimeout)
+    const stop = (): boolean => context.aborted
     const drained = drain(result, () => {}, stop)
     if (timer === undefined) return drained
     return drained.finally(() => { clearTimeout(timer) })
@@ -58,11 +59,11 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       reply.code(503).header('retry-after', String(store.retryAfter())).send()
       return undefined
     }
-    const controller = new AbortController()
+    const context = new LazyContext()
     let result: unknown
     let progressing: boolean
     try {
-      result = act(body, request, reply, { signal: controller.signal })
+      result = act(body, request, reply, context)
       progressing = isProgressing(result)
       if (!progressing && typeof thenOf(result) !== 'function') {
         store.release()
@@ -100,7 +101,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
         job = store.admit(started)
         const current = job
         // Its signal is the job's: aborted on cancel and on actTimeout, never on a disconnect.
-        current.controller.signal.addEventListener('abort', () => { controller.abort(current.controller.signal.reason) }, { once: true })
+        current.controller.signal.addEventListener('abort', () => { context.abort(current.controller.signal.reason) }, { once: true })
         for (const value of early) current.progress(value)
         early.length = 0
         if (actTimeout !== undefined) {
