@@ -340,6 +340,27 @@ describe('the progress stream (not an address: draft §3.3)', () => {
   })
 })
 
+describe('the host closing', () => {
+  it('cancels its running jobs and ends their streams, so closing never waits on a job', async () => {
+    const { app, stepper } = await slowHost({})
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    const { href } = await startJob(app, 2)
+    let received = ''
+    let ended = false
+    const request = httpRequest(`${url}${href}/events`)
+    request.on('response', (response) => {
+      response.setEncoding('utf8').on('data', (chunk: string) => { received += chunk }).on('end', () => { ended = true })
+    })
+    request.end()
+    stepper.gates[1]!.open()
+    await eventually(() => received.includes('"seq":1'), 'the first step')
+    await app.close()
+    await eventually(() => ended, 'the stream ends')
+    assert.match(received, /\{"seq":2,"status":"cancelled"\}\n$/)
+    assert.equal(stepper.signals[0]!.aborted, true)
+  })
+})
+
 describe('a client leaving before the hand-off', () => {
   it('never cancels the act', async () => {
     const { app, stepper } = await slowHost({ after: 2_000_000_000 })

@@ -15,7 +15,8 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
   const background = resolveBackground(settings.background, settings)
   if (background === undefined) return Object.freeze({ ...settings, act: drainingAct(settings) })
   const store = new JobStore(background)
-  instance.addHook('onClose', async () => { store.close() })
+  // Before the server waits for its connections: a stream open on a running job would hold it.
+  instance.addHook('preClose', async () => { store.close() })
   await installJobRoutes(instance, settings, background, store)
   return Object.freeze({ ...settings, act: backgroundAct(settings, background, store) })
 }
