@@ -284,6 +284,21 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     await app.close()
   })
 
+  it('a progress value that is not JSON is left out; the job goes on', async () => {
+    const app = Fastify()
+    await app.register(gpt, {
+      form: { type: 'object' },
+      rateLimit: false,
+      background: {},
+      async * act () { yield 1; yield 2n; yield 3; return 'done' }
+    })
+    const { href } = (await post(app, '/', '{}', ASYNC)).json()
+    await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completes')
+    const lines = (await app.inject(`${href}/events`)).body.split('\n').filter(Boolean)
+    assert.deepEqual(lines, ['{"seq":1,"status":"working","progress":1}', '{"seq":2,"status":"working","progress":3}', '{"seq":3,"status":"completed","result":"done"}'])
+    await app.close()
+  })
+
   it('actTimeout ends a job as failed and aborts the act\'s signal', async () => {
     const { app, stepper } = await slowHost({ after: 5 }, { actTimeout: 30 })
     const { href } = await startJob(app, 1)
