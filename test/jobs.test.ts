@@ -425,6 +425,20 @@ describe('a job address is a capability', () => {
   })
 })
 
+describe('beside @fastify/swagger', () => {
+  it('job routes are never in the host\'s OpenAPI document, even with the address shown there', async () => {
+    const { default: swagger } = await import('@fastify/swagger')
+    const app = Fastify()
+    await app.register(swagger, { openapi: { info: { title: 'host', version: '1.0.0' } } })
+    await app.register(gpt, { prefix: '/slow', form: stepsForm, rateLimit: false, openapi: true, background: {}, act: () => ({}) })
+    await app.ready()
+    const paths = Object.keys((app.swagger() as { paths: Record<string, unknown> }).paths)
+    assert.ok(paths.includes('/slow'), paths.join(', '))
+    assert.deepEqual(paths.filter((path) => path.includes('jobs')), [])
+    await app.close()
+  })
+})
+
 describe('background options', () => {
   const bad: Array<[unknown, RegExp, Partial<GptOptions>?]> = [
     [5, /"background" must be an object/],

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, FastifyRequest } from 'fastify'
 import { compileForm } from '../form.ts'
 import type { Settings } from '../options.ts'
 import { parse } from '../parse.ts'
@@ -44,6 +44,8 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     const level = LEVELS.includes(instance.log.level) ? 'warn' as const : undefined
     const common = {
       ...(level === undefined ? {} : { logLevel: level }),
+      // Minted at run time and reached only through a handle: never in a host's OpenAPI document.
+      schema: { hide: true } as FastifySchema,
       // Polled, so limited apart from the address's own acts (where the address limits at all).
       config: { rateLimit: { max: background.rateMax, timeWindow: 60_000 } }
     }
