@@ -1,5 +1,6 @@
-// The example host's two addresses, as options for `app.register(gpt, ...)`: a note board and a
-// poll. Each call starts with fresh state.
+// The example host's addresses, as options for `app.register(gpt, ...)`: a note board, a poll
+// and a slow act. Each call starts with fresh state.
+import { setTimeout as sleep } from 'node:timers/promises'
 
 const INTRO = [
   { role: 'user', content: 'What is this place?' },
@@ -62,6 +63,44 @@ export function poll (votes = { tabs: 0, spaces: 0 }) {
     act ({ choice }) {
       votes[choice] += 1
       return votes
+    }
+  }
+}
+
+/**
+ * A slow act that outlives its request (docs/jobs.md): counts the letters of each word, a word
+ * every `stepMs` ms, reporting each as progress. Still running after `after` ms, its answer is the
+ * handle of a job address to follow.
+ * @param {{ stepMs?: number, after?: number, prefix?: string }} [options]
+ */
+export function slow ({ stepMs = 1000, after = 1500, prefix = '/slow' } = {}) {
+  return {
+    prefix,
+    prompt: 'Counts the letters of each word you send, slowly: about a second a word. When it takes longer than a moment, the answer names a job address: GET it for the progress and the result.',
+    form: {
+      type: 'object',
+      properties: {
+        words: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, maxLength: 40 },
+          minItems: 1,
+          maxItems: 10,
+          description: 'The words to count, up to 10.'
+        }
+      },
+      required: ['words'],
+      additionalProperties: false
+    },
+    type: 'slow',
+    background: { after, keep: 600_000, maxJobs: 20, poll: 1000 },
+    async * act ({ words }, _request, _reply, { signal }) {
+      const letters = {}
+      for (const [i, word] of words.entries()) {
+        await sleep(stepMs, undefined, { signal }) // a cancel ends the wait at once
+        letters[word] = [...word].length
+        yield { done: i + 1, of: words.length, message: `"${word}" has ${letters[word]} letters` }
+      }
+      return { letters, total: Object.values(letters).reduce((sum, n) => sum + n, 0) }
     }
   }
 }

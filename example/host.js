@@ -1,4 +1,5 @@
-// An example host with two GPT addresses: a note board at / and a poll at /poll, which the board names.
+// An example host with three GPT addresses: a note board at /, a poll at /poll and a slow act at
+// /slow, which the board names.
 //   npm start                     listens on 127.0.0.1:3000 (PORT and HOST override)
 //   curl -s localhost:3000        the note board's arrival: {p, m, s}
 //   curl -s localhost:3000 -d '{"note":"hello"}'
@@ -8,14 +9,15 @@
 //   RATE_MAX=0                    no rate limit (RATE_MAX=n: n requests a minute per client)
 import Fastify from 'fastify'
 import gpt from 'fastify-gpt'
-import { noteBoard, poll } from './addresses.js'
+import { noteBoard, poll, slow } from './addresses.js'
 
 const redis = process.env.REDIS_URL === undefined ? undefined : await redisClient(process.env.REDIS_URL)
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
 
-// The board names the poll in its arrival's l (docs/links.md): GET / | jq .l
-await app.register(gpt, { ...noteBoard(redis === undefined ? {} : { share: { redis } }), links: ['/poll'], ...limits() })
+// The board names the poll and the slow act in its arrival's l (docs/links.md): GET / | jq .l
+await app.register(gpt, { ...noteBoard(redis === undefined ? {} : { share: { redis } }), links: ['/poll', '/slow'], ...limits() })
 await app.register(gpt, { ...poll(), ...limits() })
+await app.register(gpt, { ...slow(), ...limits() })
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'

@@ -16,6 +16,7 @@ import { installAct } from './act.ts'
 import { Address } from './address.ts'
 import { arrivalHandler, codedTag } from './arrival.ts'
 import { installLinks } from './links/host.ts'
+import { installJobs } from './jobs/index.ts'
 import { openapiRoute } from './openapi.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
 import { reviewed } from './review.ts'
@@ -74,7 +75,7 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   })
   const arrivalDoc = openapiRoute(settings, 'arrival')
   instance.get('/', { ...(arrivalDoc.schema === undefined ? {} : { schema: arrivalDoc.schema }), config: arrivalDoc.config }, arrivalHandler(address))
-  installAct(instance, address, settings)
+  installAct(instance, address, await installJobs(instance, settings))
   settings.onAddress?.(address)
 }
 
@@ -133,7 +134,7 @@ export { MAX_DEPTH_CEILING } from './review.ts'
 export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
 export type { Body } from './body.ts'
 export type {
-  Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
+  Act, ActContext, AddressView, BackgroundOptions, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
 } from './options.ts'
 export type { ShareOptions, SharedRedis } from './editions.ts'
 export type { Json, JsonObject } from './form.ts'

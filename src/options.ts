@@ -19,7 +19,32 @@ export interface Message {
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
 export type Act<F = object> =
-  (body: Body<F>, request: FastifyRequest, reply: FastifyReply) => unknown
+  (body: Body<F>, request: FastifyRequest, reply: FastifyReply, context: ActContext) => unknown
+
+/** What an act is given beside the body (docs/jobs.md). */
+export interface ActContext {
+  /**
+   * Aborted when the act should stop: its job was cancelled, or it ran past `actTimeout`. Never
+   * because the client went away.
+   */
+  readonly signal: AbortSignal
+}
+
+/** Acts that outlive their request (docs/jobs.md); every member is optional. */
+export interface BackgroundOptions {
+  /** Milliseconds an act may run before its answer is a job's handle. Default 5000. */
+  after?: number
+  /** Milliseconds a finished job's address is kept, then 404. Default 900000 (15 minutes). */
+  keep?: number
+  /** Jobs held at once (running, or finished and kept), acts still deciding included. Default 100. */
+  maxJobs?: number
+  /** Milliseconds suggested between two looks at a running job (its Retry-After). Default 2000. */
+  poll?: number
+  /** Milliseconds between two heartbeats (an empty line) of a quiet progress stream. Default 15000. */
+  heartbeat?: number
+  /** Requests a minute per client to the job addresses and streams of this address. Default 600. */
+  rateMax?: number
+}
 
 /** What an address publishes: p, m and s (draft §3.2). */
 export interface Content {
@@ -85,7 +110,7 @@ interface CommonOptions<F> {
    * Runs for every act; its result is sent as 200 application/json. Declared as a method so that,
    * for a form typed loosely, an act may name the body type it expects.
    */
-  act (body: Body<F>, request: FastifyRequest, reply: FastifyReply): unknown
+  act (body: Body<F>, request: FastifyRequest, reply: FastifyReply, context: ActContext): unknown
   /** `p`: what this address is and what to do. Default `''`. */
   prompt?: string
   /** `m`: prior messages. Default `[]`. */
@@ -142,6 +167,11 @@ interface CommonOptions<F> {
    * an http(s) URL elsewhere. A path with no address fails `ready()` (GPT_ERR_LINK_UNRESOLVED).
    */
   links?: readonly LinkOption[]
+  /**
+   * An act still running after `after` ms (at once on `Prefer: respond-async`) answers with the
+   * handle of a job address that reports its progress and result (docs/jobs.md). Default none.
+   */
+  background?: BackgroundOptions
 }
 
 /** An address whose content lives in this process alone. */
@@ -165,7 +195,11 @@ export type GptOptions<F = object> = LocalGptOptions<F> | SharedGptOptions<F>
 export interface Settings {
   readonly path: string
   readonly content: Content
-  readonly act: Act
+  /**
+   * The act as the core calls it. The option's act takes a context too: the plugin entry wraps it
+   * (src/jobs/) before the core sees it.
+   */
+  readonly act: (body: never, request: FastifyRequest, reply: FastifyReply) => unknown
   readonly type: string | undefined
   readonly bodyLimit: number
   readonly bodyTimeout: number
@@ -184,6 +218,8 @@ export interface Settings {
   readonly limits: Limits
   /** Resolved when the host is ready (src/links/host.ts). */
   readonly links: LinkSet | undefined
+  /** As given: the plugin entry hands it to src/jobs/, which checks it. */
+  readonly background: unknown
 }
 
 export const DEFAULT_BODY_LIMIT = 65536
@@ -193,7 +229,7 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
 const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'links', 'prefix', 'logLevel', 'logSerializers'])
+  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'links', 'background', 'prefix', 'logLevel', 'logSerializers'])
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
@@ -234,7 +270,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   return Object.freeze({
     path,
     content,
-    act: act as Act,
+    act: act as Settings['act'],
     type,
     bodyLimit,
     bodyTimeout,
@@ -249,7 +285,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     onAddress: onAddress as Settings['onAddress'],
     share: share === undefined ? undefined : resolveShare(share, path),
     limits,
-    links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path)
+    links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path),
+    background: options['background']
   })
 }
 

@@ -1,0 +1,146 @@
+// What `background` costs (docs/jobs.md): the same fast acts with and without it, measured in
+// turns in one run; the heap held by 10,000 finished jobs; events a second through the NDJSON
+// stream to one client. Host and load share this process, so ratios mean more than rates.
+//   npm run bench:jobs [-- --rounds 3 --duration 2 --jobs 10000 --events 100000 --quick]
+// Writes benchmarks/results/jobs-latest.json.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { get } from 'node:http'
+import { resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import autocannon from 'autocannon'
+import Fastify from 'fastify'
+import gpt from '../src/index.ts'
+import { DEFAULT_BACKGROUND } from '../src/jobs/settings.ts'
+import { JobStore } from '../src/jobs/store.ts'
+
+const { values } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '2' },
+    jobs: { type: 'string', default: '10000' },
+    events: { type: 'string', default: '100000' },
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'benchmarks/results/jobs-latest.json' }
+  }
+})
+const quick = values.quick
+const rounds = quick ? 1 : Number(values.rounds)
+const duration = quick ? 1 : Number(values.duration)
+const jobCount = quick ? 100 : Number(values.jobs)
+const eventCount = quick ? 1000 : Number(values.events)
+const injections = quick ? 1000 : 5000
+
+const form = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } as const
+const ACTS = {
+  sync: (body: { n: number }) => ({ n: body.n + 1 }),
+  async: async (body: { n: number }) => ({ n: body.n + 1 })
+}
+
+/**
+ * Acts a second through `inject` (no sockets: the plugin's own work is a larger share of each
+ * request than over the network, so an overhead shows more, not less), and over a socket with
+ * autocannon.
+ */
+async function rates (act: keyof typeof ACTS, background: boolean): Promise<{ inject: number, socket: number }> {
+  const app = Fastify()
+  await app.register(gpt, { form, act: ACTS[act], rateLimit: false, lint: false, ...(background ? { background: {} } : {}) })
+  const request = { method: 'POST' as const, url: '/', payload: '{"n":1}', headers: { 'content-type': 'application/json' } }
+  for (let i = 0; i < 500; i++) await app.inject(request) // warm-up
+  const started = performance.now()
+  for (let i = 0; i < injections; i++) {
+    const response = await app.inject(request)
+    if (response.statusCode !== 200) throw new Error(`${act}: ${response.statusCode}`)
+  }
+  const inject = injections / ((performance.now() - started) / 1000)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const result = await autocannon({ url, method: 'POST', body: '{"n":1}', headers: { 'content-type': 'application/json' }, connections: 20, pipelining: 4, duration })
+  await app.close()
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${act}${background ? ' with background' : ''}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  return { inject, socket: result.requests.average }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+type Pair = { without: number, with: number, ratio: number }
+const overhead: Record<string, { inject: Pair, socket: Pair }> = {}
+const pair = (without: number[], withIt: number[]): Pair =>
+  ({ without: Math.round(median(without)), with: Math.round(median(withIt)), ratio: Math.round(100 * median(withIt) / median(without)) / 100 })
+for (const act of Object.keys(ACTS) as Array<keyof typeof ACTS>) {
+  const runs = { inject: { without: [] as number[], with: [] as number[] }, socket: { without: [] as number[], with: [] as number[] } }
+  for (let round = 0; round < rounds; round++) {
+    // In turns, the other way round every other round, so a drift of the machine falls on both.
+    for (const on of round % 2 === 0 ? [false, true] : [true, false]) {
+      const { inject, socket } = await rates(act, on)
+      runs.inject[on ? 'with' : 'without'].push(inject)
+      runs.socket[on ? 'with' : 'without'].push(socket)
+    }
+  }
+  const figures = { inject: pair(runs.inject.without, runs.inject.with), socket: pair(runs.socket.without, runs.socket.with) }
+  overhead[act] = figures
+  for (const via of ['inject', 'socket'] as const) {
+    console.log(`${act} act, ${via}: ${figures[via].without} acts/s without background, ${figures[via].with} with (x${figures[via].ratio})`)
+  }
+}
+
+// The heap of finished jobs: each with three progress events and a small result.
+const gc = (globalThis as { gc?: () => void }).gc
+gc?.()
+const before = process.memoryUsage().heapUsed
+const store = new JobStore({ ...DEFAULT_BACKGROUND, maxJobs: jobCount })
+for (let i = 0; i < jobCount; i++) {
+  store.reserve()
+  const job = store.admit(Date.now())
+  for (let step = 1; step <= 3; step++) job.progress({ step, of: 3, message: `Step ${step} of 3` })
+  job.complete({ letters: { tabs: 4, or: 2, spaces: 6 }, total: 12 }, Date.now())
+}
+gc?.()
+const heldBytes = process.memoryUsage().heapUsed - before
+const perJob = Math.round(heldBytes / jobCount)
+console.log(`${jobCount} finished jobs: ${(heldBytes / 1048576).toFixed(1)} MB of heap, ${perJob} B a job${gc === undefined ? ' (run with --expose-gc for a settled figure)' : ''}`)
+store.close()
+
+// Events a second through the stream: one job yielding as fast as it can, one client reading.
+const app = Fastify()
+await app.register(gpt, {
+  form,
+  rateLimit: false,
+  lint: false,
+  background: {},
+  async * act () {
+    for (let i = 1; i <= eventCount; i++) {
+      yield { i }
+      if (i % 1000 === 0) await new Promise((resolve) => setImmediate(resolve))
+    }
+    return { events: eventCount }
+  }
+})
+const url = await app.listen({ port: 0, host: '127.0.0.1' })
+const started = performance.now()
+const handle = await (await fetch(`${url}/`, { method: 'POST', body: '{"n":1}', headers: { prefer: 'respond-async' } })).json() as { events: string }
+const lines = await new Promise<number>((resolve, reject) => {
+  get(`${url}${handle.events}`, (response) => {
+    let count = 0
+    let rest = ''
+    let last = ''
+    response.setEncoding('utf8')
+    response.on('data', (chunk: string) => {
+      const parts = (rest + chunk).split('\n')
+      rest = parts.pop() ?? ''
+      const events = parts.filter(Boolean)
+      count += events.length
+      last = events.at(-1) ?? last
+    })
+    // A job keeps its last 1000 events: a stream opened late starts there, and ends at the result.
+    response.on('end', () => { if (JSON.parse(last).status === 'completed') resolve(count); else reject(new Error(`the stream ended at ${last}`)) })
+  }).on('error', reject)
+})
+const seconds = (performance.now() - started) / 1000
+await app.close()
+const perSecond = Math.round(lines / seconds)
+console.log(`stream: ${lines} events in ${seconds.toFixed(2)} s, ${perSecond} events/s`)
+
+if (!quick) {
+  const out = resolve(import.meta.dirname, '..', values.out)
+  mkdirSync(resolve(out, '..'), { recursive: true })
+  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), node: process.version, rounds, duration, overhead, finishedJobs: { count: jobCount, heapBytes: heldBytes, bytesPerJob: perJob }, stream: { events: lines, seconds, perSecond } }, null, 2) + '\n')
+}

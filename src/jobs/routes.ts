@@ -1,0 +1,147 @@
+import { PassThrough } from 'node:stream'
+import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, FastifyRequest } from 'fastify'
+import { compileForm } from '../form.ts'
+import type { Settings } from '../options.ts'
+import { parse } from '../parse.ts'
+import { CONTROL_FORMS, jobArrival } from './arrival.ts'
+import type { Job } from './job.ts'
+import { jobsPath } from './run.ts'
+import type { BackgroundSettings } from './settings.ts'
+import type { JobStore } from './store.ts'
+
+/** The largest control act: `{"do":"cancel"}` and room to spare. */
+const CONTROL_LIMIT = 1024
+const JSON_TYPE = 'application/json; charset=utf-8'
+const CURSOR = /^\d{1,15}$/
+const LEVELS = ['trace', 'debug', 'info']
+
+type Params = { Params: { id: string }, Querystring: { after?: string } }
+
+/**
+ * The job addresses of one address, `<address>/jobs/<id>`, and their progress streams, in an
+ * instance of their own: their own body parser, rate limit and log level.
+ */
+export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, store: JobStore): Promise<void> {
+  const base = jobsPath(settings.path)
+  // draft §5.2 (3): each control act is validated against the very form the job's arrival shows.
+  const validators = {
+    working: compileForm(CONTROL_FORMS.working, `${base}/<id>`),
+    done: compileForm(CONTROL_FORMS.done, `${base}/<id>`)
+  }
+  await instance.register(async (jobs) => {
+    jobs.setErrorHandler(function onError (error: FastifyError, request, reply) {
+      if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
+      // draft §5.3: a control act refused before validation (too large, say) is the bare 204 too.
+      if (typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_')) {
+        request.log.debug({ reason: error.code }, 'gpt: control act rejected')
+        return reply.code(204).send()
+      }
+      throw error
+    })
+    jobs.removeAllContentTypeParsers()
+    jobs.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CONTROL_LIMIT }, (_request, body, done) => { done(null, body) })
+    // A job address is a capability: its id never goes to the log at info (the request lines).
+    const level = LEVELS.includes(instance.log.level) ? 'warn' as const : undefined
+    const common = {
+      ...(level === undefined ? {} : { logLevel: level }),
+      // Minted at run time and reached only through a handle: never in a host's OpenAPI document.
+      schema: { hide: true } as FastifySchema,
+      // Polled, so limited apart from the address's own acts (where the address limits at all).
+      config: { rateLimit: { max: background.rateMax, timeWindow: 60_000 } }
+    }
+
+    const found = (request: FastifyRequest<Params>, reply: FastifyReply): Job | undefined => {
+      const job = store.get(request.params.id)
+      if (job === undefined) reply.code(404).send() // unknown, or kept its time and gone
+      return job
+    }
+
+    jobs.get<Params>('/:id', common, (request, reply) => {
+      const job = found(request, reply)
+      if (job === undefined) return reply
+      const arrival = jobArrival(job, settings.path, `${base}/${job.id}`, background.poll)
+      reply.header('cache-control', 'private, no-cache').header('etag', arrival.etag)
+      if (!job.done) reply.header('retry-after', String(Math.ceil(background.poll / 1000)))
+      const held = request.headers['if-none-match']
+      if (held !== undefined && held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === arrival.etag || tag.trim() === '*')) {
+        return reply.code(304).send()
+      }
+      return reply.header('content-type', JSON_TYPE).send(arrival.body)
+    })
+
+    jobs.post<Params>('/:id', common, (request, reply) => {
+      const job = found(request, reply)
+      if (job === undefined) return reply
+      const control = controlAct(request.body, job.done ? validators.done : validators.working)
+      // draft §5.3: what the job's form does not admit now is the bare 204, whatever it was.
+      if (control === undefined) {
+        request.log.debug('gpt: control act rejected')
+        return reply.code(204).send()
+      }
+      reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
+      if (control === 'cancel') {
+        job.cancel(store.clock.now())
+        return reply.send(JSON.stringify({ status: job.status }))
+      }
+      store.forget(job.id)
+      return reply.send('{"status":"forgotten"}')
+    })
+
+    // Every other method at a job address: the bare 204 (draft §5.3); at no job, 404.
+    jobs.route<Params>({
+      method: ['PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      url: '/:id',
+      ...common,
+      handler: (request, reply) => {
+        if (found(request, reply) === undefined) return reply
+        return reply.code(204).send()
+      }
+    })
+
+    // Not an address (draft §3.3: an address's GET is its arrival): the job's events as NDJSON,
+    // from `?after=<seq>` (or Last-Event-ID) on, an empty line when quiet, closed once it ends.
+    jobs.get<Params>('/:id/events', common, (request, reply) => {
+      const job = found(request, reply)
+      if (job === undefined) return reply
+      const given = request.query.after ?? request.headers['last-event-id']
+      const cursor = typeof given === 'string' && CURSOR.test(given) ? Number(given) : 0
+      const stream = new PassThrough()
+      reply.header('content-type', 'application/x-ndjson').header('cache-control', 'private, no-store').header('x-accel-buffering', 'no')
+      for (const event of job.since(cursor)) stream.write(event.line)
+      if (job.done) {
+        stream.end()
+        return reply.send(stream)
+      }
+      const heartbeat = setInterval(() => { stream.write('\n') }, background.heartbeat)
+      const stop = job.subscribe((event) => {
+        stream.write(event.line)
+        if (event.status !== 'working') stream.end()
+      })
+      // A client leaving ends its stream only: the job goes on (never cancelled by a disconnect).
+      const close = (): void => {
+        clearInterval(heartbeat)
+        stop()
+      }
+      stream.once('close', close)
+      stream.once('end', close)
+      reply.raw.once('close', () => {
+        close()
+        stream.destroy()
+      })
+      return reply.send(stream)
+    })
+  }, { prefix: '/jobs' })
+}
+
+/** The control act a body names if the current form admits it, else undefined. */
+function controlAct (body: unknown, validate: (value: unknown) => boolean): 'cancel' | 'forget' | undefined {
+  if (!Buffer.isBuffer(body)) return undefined
+  let value: unknown
+  try {
+    value = parse(body, { maxDepth: 4 }) // draft §5.2 (2): the same strict parser as every act
+  } catch {
+    return undefined
+  }
+  if (!validate(value)) return undefined
+  return (value as { do: 'cancel' | 'forget' }).do
+}

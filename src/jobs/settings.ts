@@ -1,0 +1,54 @@
+import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
+import type { Settings } from '../options.ts'
+
+/** `background` checked, defaulted and frozen (docs/jobs.md). */
+export interface BackgroundSettings {
+  readonly after: number
+  readonly keep: number
+  readonly maxJobs: number
+  readonly poll: number
+  readonly heartbeat: number
+  readonly rateMax: number
+}
+
+export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
+  after: 5000,
+  keep: 900_000,
+  maxJobs: 100,
+  poll: 2000,
+  heartbeat: 15_000,
+  rateMax: 600
+})
+
+// The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
+const MAX_DELAY = 2 ** 31 - 1
+const NAMES = Object.keys(DEFAULT_BACKGROUND) as ReadonlyArray<keyof BackgroundSettings>
+
+/**
+ * Throws a named error for anything but an object of known members, each a positive integer
+ * (a delay at most what setTimeout keeps). `undefined`: no background.
+ */
+export function resolveBackground (value: unknown, settings: Pick<Settings, 'path' | 'actTimeout'>): BackgroundSettings | undefined {
+  if (value === undefined) return undefined
+  const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(settings.path, detail)
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"background" must be an object of { after, keep, maxJobs, poll, heartbeat, rateMax }')
+  const given = value as Record<string, unknown>
+  for (const name of Object.keys(given)) {
+    if (!(NAMES as readonly string[]).includes(name)) throw invalid(`"background.${name}" is not an option of background`)
+  }
+  const resolved: Record<string, number> = {}
+  for (const name of NAMES) {
+    const option = given[name] ?? DEFAULT_BACKGROUND[name]
+    const delay = name !== 'maxJobs' && name !== 'rateMax'
+    if (typeof option !== 'number' || !Number.isSafeInteger(option) || option <= 0 || (delay && option > MAX_DELAY)) {
+      throw invalid(`"background.${name}" must be a positive integer${delay ? ` of milliseconds, at most ${MAX_DELAY}` : ''}`)
+    }
+    resolved[name] = option
+  }
+  // The hand-off answers the request: a timeout before it would answer 503 for an act that was
+  // about to become a job, and one at the same time would race it.
+  if (settings.actTimeout !== undefined && resolved['after']! >= settings.actTimeout) {
+    throw invalid(`"background.after" (${resolved['after']!} ms) must be shorter than "actTimeout" (${settings.actTimeout} ms)`)
+  }
+  return Object.freeze(resolved as unknown as BackgroundSettings)
+}
