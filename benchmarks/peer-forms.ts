@@ -56,6 +56,7 @@ const TAGS = ['home', 'work', 'errand', 'soon', 'later']
 /** A to-do list whose JSON text is about `bytes` long (items of 60 to 90 bytes each). */
 export function todoOf (bytes: number): string {
   const list: { title: string, items: { id: number, text: string, done: boolean, tags?: string[] }[] } = { title: 'This week', items: [] }
+  let length = Buffer.byteLength(JSON.stringify(list))
   for (let id = 0; ; id++) {
     const item = {
       id,
@@ -63,7 +64,8 @@ export function todoOf (bytes: number): string {
       done: id % 3 === 0,
       ...(id % 2 === 0 ? { tags: [TAGS[id % TAGS.length] as string, TAGS[(id + 2) % TAGS.length] as string] } : {})
     }
-    if (Buffer.byteLength(JSON.stringify({ ...list, items: [...list.items, item] })) > bytes) break
+    length += Buffer.byteLength(JSON.stringify(item)) + (id === 0 ? 0 : 1) // and a comma
+    if (length > bytes) break
     list.items.push(item)
   }
   return JSON.stringify(list)
@@ -72,7 +74,7 @@ export function todoOf (bytes: number): string {
 export const bodies = {
   /** A note of about 70 bytes, signed. */
   note: JSON.stringify({ note: 'Back at 3, the key is under the mat ✓', author: 'Zoë' }),
-  /** About 1 KB: a dozen small nested objects. */
+  /** About 1 KB: 17 small nested objects. */
   todo1k: todoOf(1024),
   todo4k: todoOf(4096),
   todo64k: todoOf(64 * 1024),

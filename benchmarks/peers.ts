@@ -16,7 +16,7 @@
 //          --connections N (50) --pairs N (1: fresh processes N times, medians over all runs)
 //          --only get,post-70B,... --before PATH (a stack `before`: fastify-gpt from another
 //          build's index.js, measured in the same runs) --out FILE --verbose
-//          --cpu-prof DIR (each host writes V8's CPU profile there when it closes, as node --cpu-prof)
+//          --cpu-prof DIR (each host writes V8's CPU profile in DIR/<stack>/ when it closes, as node --cpu-prof)
 import { Buffer } from 'node:buffer'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -121,7 +121,8 @@ const problems: string[] = []
 async function startHost (stack: Stack): Promise<Host> {
   const args = stack === 'before' ? ['--stack', 'gpt', '--module', values.before as string] : ['--stack', stack]
   // --cpu-prof DIR: V8's profile of each host, written when it closes (start-up and warm-up included)
-  const flags = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof']), '--cpu-prof-name', `${stack}-%p.cpuprofile`]
+  // (a directory per stack: the loader's thread writes a profile of its own beside the host's)
+  const flags = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'], stack)]
   const child = startChild('peer-host.ts', args, HOST_CORE, flags)
   const { port, pid } = await child.ready as { port: number, pid: number }
   return { stack, child, url: `http://127.0.0.1:${port}`, pid }
