@@ -5,6 +5,9 @@
 //   bare   Fastify as a user writes it by hand, in a process that never loads fastify-gpt: GET
 //          sends the note board's arrival as precomputed bytes, POST has `schema: { body: form }`
 //          with Fastify's default JSON parser and Ajv
+//   bare-kept  the same, keeping one process.nextTick object alive as fastify-gpt does
+//          (src/tick.ts): without it a bare host may pay V8's megamorphic tick on every request
+//          (docs/benchmarks.md, "A process-wide cost"), which flatters fastify-gpt
 //   hono   @hono/zod-openapi on @hono/node-server: the forms as strict zod objects, one
 //          `createRoute` each; GET /doc is the OpenAPI document (`app.doc`)
 //   mcp    the MCP TypeScript SDK over Streamable HTTP, stateless as its docs show
@@ -37,6 +40,7 @@ async function gpt (): Promise<Listening> {
 }
 
 async function bare (): Promise<Listening> {
+  if (values.stack === 'bare-kept') (await import('../src/tick.ts')).keepTickObject()
   const { default: Fastify } = await import('fastify')
   const app = Fastify({ logger: false })
   app.get('/note', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(noteArrival))
@@ -119,7 +123,7 @@ function zodForms (z: Zod) {
   return { noteSchema, todoSchema }
 }
 
-const stacks: Record<string, () => Promise<Listening>> = { gpt, bare, hono, mcp }
+const stacks: Record<string, () => Promise<Listening>> = { gpt, bare, 'bare-kept': bare, hono, mcp }
 const start = stacks[values.stack]
 if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
 const listening = await start()

@@ -9,7 +9,8 @@
 //                          a duplicate member, trailing bytes, an unknown member, a number for a
 //                          string. Writes benchmarks/results/peers-latest.json
 //   --stacks gpt,bare      only these (the way "harness B" measured fastify-gpt against bare
-//                          Fastify: the ratios bare/gpt are printed whenever both are in)
+//                          Fastify: the ratios bare/gpt are printed whenever both are in);
+//                          also bare-kept: bare Fastify keeping a tick object alive (src/tick.ts)
 //   --smoke                a warm-up of 50 and 1 run of 100 requests, 10 connections: statuses and the
 //                          behaviour table only (for CI)
 // Options: --runs N (5) --requests N (20,000; a tenth at 64 KB and for mcp) --warmup N (= requests)
@@ -52,10 +53,10 @@ for (const [name, value] of Object.entries({ runs, requests, warmup, connections
 }
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'hono' | 'mcp'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'hono', 'mcp']
+type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp'
+const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp']
 const stacks = [...values.stacks.split(','), ...(values.before === undefined ? [] : ['before'])] as Stack[]
-for (const stack of stacks) if (!KNOWN.includes(stack)) throw new Error(`--stacks: no stack ${stack}; there are gpt, bare, hono, mcp`)
+for (const stack of stacks) if (!KNOWN.includes(stack)) throw new Error(`--stacks: no stack ${stack}; there are ${KNOWN.filter((k) => k !== 'before').join(', ')}`)
 
 // ---- what each stack is asked, per scenario ----
 
@@ -190,7 +191,7 @@ async function behaviour (hosts: readonly Host[]): Promise<Behaviour[]> {
   const found: Behaviour[] = []
   for (const host of hosts) {
     // the GET rows compare the same work only if both Fastify stacks send the very same bytes
-    if (host.stack === 'bare' || gptLike(host.stack)) {
+    if (host.stack === 'bare' || host.stack === 'bare-kept' || gptLike(host.stack)) {
       const arrival = Buffer.from(await (await fetch(`${host.url}/note`)).arrayBuffer())
       if (!arrival.equals(noteArrival)) problems.push(`${host.stack}: GET /note does not send the note board's arrival`)
     }
@@ -264,28 +265,34 @@ async function main (): Promise<number> {
     await loader.stop()
   }
 
+  const PAIRS: readonly (readonly [Stack, Stack])[] = [['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before']]
   const rows = chosen.map((scenario) => {
     const figuresOf = Object.fromEntries(stacks.map((stack) => [stack, figures(measured[scenario.name]?.[stack])])) as Partial<Record<Stack, Figures>>
-    const { gpt, bare, before } = figuresOf
-    return {
-      scenario: scenario.name,
-      what: scenario.what,
-      stacks: figuresOf,
-      // the figure the targets are judged on: bare µs/req over gpt µs/req, in the same runs
-      ...(gpt !== undefined && bare !== undefined ? { bareOverGpt: round(bare.cpuPerRequest / gpt.cpuPerRequest, 3) } : {}),
-      ...(before !== undefined && bare !== undefined ? { bareOverBefore: round(bare.cpuPerRequest / before.cpuPerRequest, 3) } : {})
+    // the figures the targets are judged on: a bare host's µs/req over fastify-gpt's, in the same runs
+    const ratios: Record<string, number> = {}
+    for (const [base, subject] of PAIRS) {
+      const b = figuresOf[base]
+      const g = figuresOf[subject]
+      if (b !== undefined && g !== undefined) ratios[`${base}/${subject}`] = round(b.cpuPerRequest / g.cpuPerRequest, 3)
     }
+    return { scenario: scenario.name, what: scenario.what, stacks: figuresOf, ratios }
   })
-  const head = ['scenario', ...stacks.map((s) => `${s} µs/req`), ...(stacks.includes('bare') && stacks.includes('gpt') ? ['bare/gpt'] : []), ...(stacks.includes('before') && stacks.includes('bare') ? ['bare/before'] : [])]
+  const pairNames = PAIRS.filter(([b, g]) => stacks.includes(b) && stacks.includes(g)).map(([b, g]) => `${b}/${g}`)
+  const head = ['scenario', ...stacks.map((s) => `${s} µs/req`), ...pairNames]
   const lines = rows.map((row) => [
     row.scenario,
     ...stacks.map((s) => row.stacks[s]?.cpuPerRequest.toFixed(1) ?? '-'),
-    ...(row.bareOverGpt === undefined ? [] : [String(row.bareOverGpt)]),
-    ...(row.bareOverBefore === undefined ? [] : [String(row.bareOverBefore)])
+    ...pairNames.map((name) => String(row.ratios[name]))
   ])
-  const print = (cells: readonly string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(10) : c.padStart(13)).join(' ')
-  console.log(`\nhost CPU µs per request (medians; the ratio is bare µs/req ÷ gpt µs/req: ≥ 1 where fastify-gpt costs no more)\n${print(head)}`)
+  const print = (cells: readonly string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(10) : c.padStart(15)).join(' ')
+  console.log(`\nhost CPU µs per request (medians; a ratio is bare µs/req ÷ gpt µs/req: ≥ 1 where fastify-gpt costs no more)\n${print(head)}`)
   for (const line of lines) console.log(print(line))
+  for (const scenario of chosen) {
+    const accepted = rows.find((row) => row.scenario === scenario.against)
+    const refused = rows.find((row) => row.scenario === scenario.name)
+    if (accepted === undefined || refused === undefined) continue
+    console.log(`${scenario.name} ÷ ${scenario.against}: ${stacks.map((s) => `${s} ${round((refused.stacks[s]?.cpuPerRequest ?? NaN) / (accepted.stacks[s]?.cpuPerRequest ?? NaN), 2)}`).join(', ')}`)
+  }
   console.log(`\nreq/s and p99 (ms)\n${print(['scenario', ...stacks])}`)
   for (const row of rows) {
     console.log(print([row.scenario, ...stacks.map((s) => {
