@@ -11,7 +11,7 @@
 //   --stacks gpt,bare      only these (the way "harness B" measured fastify-gpt against bare
 //                          Fastify: the ratios bare/gpt are printed whenever both are in);
 //                          also bare-kept: bare Fastify keeping a tick object alive (src/tick.ts)
-//   --smoke                a warm-up of 50 and 1 run of 100 requests, 10 connections: statuses and the
+//   --smoke                no warm-up, 1 run of 100 requests, 10 connections: statuses and the
 //                          behaviour table only (for CI)
 // Options: --runs N (5) --requests N (20,000; a tenth at 64 KB and for mcp) --warmup N (= requests)
 //          --connections N (50) --pairs N (1: fresh processes N times, medians over all runs)
@@ -45,7 +45,7 @@ const { values } = parseArgs({
 const smoke = values.smoke
 const runs = Number(values.runs ?? (smoke ? 1 : 5))
 const requests = Number(values.requests ?? (smoke ? 100 : 20_000))
-const warmup = Number(values.warmup ?? (smoke ? 50 : requests))
+const warmup = Number(values.warmup ?? requests)
 const connections = Number(values.connections ?? (smoke ? 10 : 50))
 const pairs = Number(values.pairs)
 for (const [name, value] of Object.entries({ runs, requests, warmup, connections, pairs })) {
@@ -153,10 +153,10 @@ const rss: Partial<Record<Stack, number[]>> = {}
 async function oneSet (loader: Child, measured: Measured): Promise<void> {
   const hosts: Host[] = []
   try {
-    for (const stack of stacks) hosts.push(await startHost(stack))
+    hosts.push(...await Promise.all(stacks.map(startHost)))
     for (const scenario of chosen) {
       const runsOf = (measured[scenario.name] ??= {})
-      for (const host of hosts) await measure(loader, host, scenario, amountOf(scenario, host.stack, warmup))
+      if (!smoke) for (const host of hosts) await measure(loader, host, scenario, amountOf(scenario, host.stack, warmup))
       for (let run = 0; run < runs; run++) {
         // every stack goes first in turn: slow drifts of a shared machine hit all alike
         const order = hosts.map((_, i) => hosts[(i + run) % hosts.length] as Host)
@@ -213,7 +213,7 @@ function answerOf (stack: Stack, text: string): string {
     const message = JSON.parse(data) as { result?: { isError?: boolean, content?: { text: string }[] }, error?: { message: string } }
     if (message.error !== undefined) return `JSON-RPC error: ${message.error.message.slice(0, 80)}`
     const first = message.result?.content?.[0]?.text ?? ''
-    if (message.result?.isError === true) return `tool error: ${first.replace(/\s+/g, ' ').slice(0, 80)}`
+    if (message.result?.isError === true) return `tool error: ${first.replace(/\s+/g, ' ').slice(0, 160)}`
     return receivedOf(first)
   }
   if (text === '') return '(empty)'
@@ -225,10 +225,17 @@ const htmlText = (html: string): string => (/<pre>([^<]*)<\/pre>/.exec(html)?.[1
 
 function receivedOf (text: string): string {
   try {
-    const value = JSON.parse(text) as { received?: unknown }
-    return value.received === undefined ? `refused: ${text.replace(/\s+/g, ' ').slice(0, 80)}` : `act ran with ${JSON.stringify(value.received)}`
+    const value = JSON.parse(text) as { received?: unknown, code?: string, message?: string, error?: { name?: string, message?: string } }
+    if (value.received !== undefined) return `act ran with ${JSON.stringify(value.received)}`
+    // Fastify's error ({ code, message }), zod's through Hono ({ success: false, error: ZodError })
+    if (value.code !== undefined) return `refused: ${value.code}: ${value.message ?? ''}`
+    if (value.error?.name === 'ZodError') {
+      const [issue] = JSON.parse(value.error.message ?? '[]') as { message: string }[]
+      return `refused: ZodError: ${issue?.message ?? ''}`
+    }
+    return `refused: ${text.replace(/\s+/g, ' ').slice(0, 80)}`
   } catch {
-    return `not JSON: ${text.slice(0, 80)}`
+    return `refused: ${text.slice(0, 80)}`
   }
 }
 
