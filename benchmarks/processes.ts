@@ -2,7 +2,7 @@
 // where `taskset` exists, talking to the orchestrator over IPC.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { cpus } from 'node:os'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
@@ -116,4 +116,21 @@ export function writeResults (out: string, report: { totalSeconds: number }): vo
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`)
   console.log(`\nwritten to ${relative(ROOT, out)} in ${report.totalSeconds} s`)
+}
+
+/** Clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
+export const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100
+
+/** A process's user + system CPU seconds so far (proc(5): fields 14 and 15 of its stat). */
+export function cpuSeconds (pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // the command name, in parentheses, may hold spaces: count fields after its closing one
+  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICKS
+}
+
+/** A process's resident set size in bytes (proc(5): VmRSS of its status). */
+export function rssBytes (pid: number): number {
+  const line = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return line === null ? Number.NaN : Number(line[1]) * 1024
 }

@@ -11,13 +11,12 @@
 //          --module PATH (the gpt side loads another build's index.js, to measure a change)
 //          --pairs N (1): the whole of it on N pairs of hosts in turn, medians over all their runs
 // Hosts on core 1, autocannon on core 0 (taskset). See docs/benchmarks.md.
-import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { exitCodeOf, runProblems, sameAnswers } from './checks.ts'
 import type { LoadSummary } from './load.ts'
-import { canPin, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, writeResults, type Child } from './processes.ts'
+import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, TICKS, writeResults, type Child } from './processes.ts'
 import { jobOf, scenarios, type Scenario, type Side } from './workload.ts'
 
 const { values } = parseArgs({
@@ -86,17 +85,6 @@ const steadies: readonly Steady[] = [
 ]
 const chosen = values.only === undefined ? steadies : steadies.filter((s) => values.only?.split(',').includes(s.scenario.name))
 if (chosen.length === 0) throw new Error(`--only names no scenario; there are: ${steadies.map((s) => s.scenario.name).join(', ')}`)
-
-/** Clock ticks per second, the unit of /proc/<pid>/stat's CPU times. */
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100
-
-/** A process's user + system CPU seconds so far (proc(5): fields 14 and 15 of its stat). */
-function cpuSeconds (pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  // the command name, in parentheses, may hold spaces: count fields after its closing one
-  const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / TICKS
-}
 
 interface Host { child: Child, url: string, pid: number }
 interface Run { rps: number, p99: number, cpuPerRequest: number }

@@ -7,7 +7,7 @@ import type {
   preValidationHookHandler
 } from 'fastify'
 import type { Address } from './address.ts'
-import { matches } from './arrival.ts'
+import { matches, quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from './errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
@@ -157,8 +157,9 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
   const { bodyLimit, bodyTimeout, maxDepth } = settings
   instance.removeAllContentTypeParsers()
+  const deadlines = new Deadlines(bodyTimeout)
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
-    readBody(request, payload, bodyLimit, bodyTimeout, (bytes) => {
+    readBody(request, payload, bodyLimit, deadlines, (bytes) => {
       if (bytes instanceof Rejected) return done(null, bytes)
       try {
         done(null, parse(bytes, { maxDepth }))
@@ -177,17 +178,55 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
 }
 
 /**
- * Reads at most `limit` bytes within `timeout` ms of starting: a declared Content-Length over the
- * limit is refused before reading (draft §5.2 (1), §7.4). Calls back once, with the bytes or with
- * why they were refused.
+ * The bodies being read and the time by which each must be in (draft §7.4), under one timer armed
+ * for the earliest: a timer set and cleared for every act was a measurable share of a small act's
+ * CPU (docs/benchmarks.md, "Where the time goes"). One timeout for all, so the order of arrival
+ * is the order of the deadlines. The timer is unref'd: it never keeps a process alive by itself.
  */
-function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, timeout: number, then: (bytes: Buffer | Rejected) => void): void {
+class Deadlines {
+  readonly #pending = new Map<() => void, number>()
+  #timer: ReturnType<typeof setTimeout> | undefined
+  constructor (readonly timeout: number) {}
+
+  /** Calls `expire` once `timeout` ms have passed, unless `remove(expire)` comes first. */
+  add (expire: () => void): void {
+    this.#pending.set(expire, performance.now() + this.timeout)
+    if (this.#timer === undefined) this.#arm(this.timeout)
+  }
+
+  remove (expire: () => void): void {
+    this.#pending.delete(expire)
+  }
+
+  #arm (ms: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer) // an expired read's answer started another
+    this.#timer = setTimeout(this.#sweep, Math.max(1, ms))
+    this.#timer.unref()
+  }
+
+  readonly #sweep = (): void => {
+    this.#timer = undefined
+    const now = performance.now()
+    for (const [expire, deadline] of this.#pending) {
+      if (deadline > now) return this.#arm(deadline - now)
+      this.#pending.delete(expire)
+      expire()
+    }
+  }
+}
+
+/**
+ * Reads at most `limit` bytes within the deadlines' timeout of starting: a declared Content-Length
+ * over the limit is refused before reading (draft §5.2 (1), §7.4). Calls back once, with the bytes
+ * or with why they were refused.
+ */
+function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, deadlines: Deadlines, then: (bytes: Buffer | Rejected) => void): void {
   const declared = Number(request.headers['content-length'])
   if (declared > limit) return then(new Rejected('body over the limit'))
   const chunks: Buffer[] = []
   let length = 0
   const finish = (outcome: Buffer | Rejected): void => {
-    clearTimeout(timer)
+    deadlines.remove(expire)
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onError)
@@ -203,8 +242,9 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   const onGone = (): void => finish(new Rejected('body not received: the client went away'))
   // A host's preParsing hook may hand on a stream of its own (a decoder of Content-Encoding).
   const onError = (): void => finish(new Rejected('body not received: its stream failed (a Content-Encoding that does not decode?)'))
-  // The whole body within `timeout`, not each piece: a trickle would otherwise hold the connection.
-  const timer = setTimeout(() => finish(new Rejected(`body not received within bodyTimeout (${timeout} ms)`, true)), timeout)
+  // The whole body within the timeout, not each piece: a trickle would otherwise hold the connection.
+  const expire = (): void => finish(new Rejected(`body not received within bodyTimeout (${deadlines.timeout} ms)`, true))
+  deadlines.add(expire)
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onError)
@@ -353,6 +393,7 @@ function errorOf (thrown: unknown): Error | undefined {
  * Node closes the connection once the answer is written instead of waiting for the rest.
  */
 function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  quiet(reply)
   const failure = failures.get(request)
   if (failure !== undefined) {
     for (const name of Object.keys(reply.getHeaders())) {

@@ -169,6 +169,7 @@ const CODING = /^[a-z0-9]+$/
  * each names the same arrival.
  */
 export function codedTag (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  quiet(reply)
   const coding = reply.getHeader('content-encoding')
   const etag = reply.getHeader('etag')
   if (coding !== undefined && typeof etag === 'string' && etag.startsWith('"')) {
@@ -176,4 +177,16 @@ export function codedTag (_request: FastifyRequest, reply: FastifyReply, payload
     if (name !== '' && name !== 'identity') reply.header('etag', CODING.test(name) ? `${etag.slice(0, -1)}-${name}"` : `W/${etag}`)
   }
   done(null, payload)
+}
+
+// draft §3.2 and §5.3: a limit the host applies to every route adds its headers (x-ratelimit-*, or
+// the ratelimit-* of the IETF drafts, ratelimit-policy included) to the address's responses too;
+// they would make the arrival vary with prior contact and tell rejected bodies apart.
+const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
+
+/** Takes a host's rate-limit headers off an address's response (run by each route's last onSend). */
+export function quiet (reply: FastifyReply): void {
+  for (const name of Object.keys(reply.getHeaders())) {
+    if (RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
+  }
 }

@@ -4,8 +4,6 @@ import type {
   FastifyBaseLogger,
   FastifyInstance,
   FastifyPluginAsync,
-  FastifyReply,
-  FastifyRequest,
   FastifyTypeProvider,
   RawServerBase,
   RawServerDefault,
@@ -30,19 +28,8 @@ const QUIET_HEADERS = {
   addHeadersOnExceeding: SILENT,
   addHeaders: { ...SILENT, 'retry-after': true }
 } satisfies RateLimitPluginOptions
-// The same for a limit the host applies to every route: its headers (x-ratelimit-*, or the
-// ratelimit-* of the IETF drafts, ratelimit-policy included) are taken off the address's responses.
-const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
-
 // Before any registration allocates: see src/tick.ts.
 keepTickObject()
-
-function quiet (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  for (const name of Object.keys(reply.getHeaders())) {
-    if (RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
-  }
-  done(null, payload)
-}
 
 /**
  * One GPT address: GET publishes the form, POST enforces it. Everything it installs (parser,
@@ -57,7 +44,8 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
-  instance.addHook('onSend', quiet)
+  // A host's rate-limit headers are taken off in each route's last onSend (quiet, src/arrival.ts):
+  // one hook a request instead of two.
   if (settings.rateLimit !== false) {
     await instance.register(rateLimit, { ...QUIET_HEADERS, ...rateLimitDefaults(settings), ...settings.rateLimit, global: true })
   }

@@ -73,6 +73,26 @@ describe('§5.2 (1), §7.4 bodyTimeout: a body that does not arrive in time is r
     }
   })
 
+  it('answers stalled bodies that start at other times, and in waves after the last was answered', { timeout: 30_000 }, async (t) => {
+    // One timer serves every body being read: it must be armed again for later deadlines, and
+    // again once every earlier body has been answered.
+    const { app, port } = await listening({ bodyTimeout: 50 })
+    try {
+      for (let wave = 0; wave < 3; wave++) {
+        const outcomes = await Promise.all(Array.from({ length: 5 }, async (_, i) => {
+          await sleep(i * 20)
+          return exchange(t.signal, port, stalledHead, [], 0)
+        }))
+        for (const { received, closedByServer } of outcomes) {
+          assert.match(received, /^HTTP\/1\.1 204 No Content\r\n/)
+          assert.ok(closedByServer, 'the server ended the connection')
+        }
+      }
+    } finally {
+      await app.close()
+    }
+  })
+
   it('takes the deadline from the start of the body: a trickle that never pauses long is still cut off', { timeout: 30_000 }, async (t) => {
     const { app, port } = await listening({ bodyTimeout: 200 })
     try {

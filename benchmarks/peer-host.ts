@@ -1,0 +1,135 @@
+// One stack of `npm run bench:peers` in its own process, serving the note board and the to-do
+// list (benchmarks/peer-forms.ts) the way its own documentation shows:
+//   gpt    fastify-gpt (the built package, dist/): an address at /note and one at /todo,
+//          `rateLimit: false, lint: false`
+//   bare   Fastify as a user writes it by hand, in a process that never loads fastify-gpt: GET
+//          sends the note board's arrival as precomputed bytes, POST has `schema: { body: form }`
+//          with Fastify's default JSON parser and Ajv
+//   bare-kept  the same, keeping one process.nextTick object alive as fastify-gpt does
+//          (src/tick.ts): without it a bare host may pay V8's megamorphic tick on every request
+//          (docs/benchmarks.md, "A process-wide cost"), which flatters fastify-gpt
+//   hono   @hono/zod-openapi on @hono/node-server: the forms as strict zod objects, one
+//          `createRoute` each; GET /doc is the OpenAPI document (`app.doc`)
+//   mcp    the MCP TypeScript SDK over Streamable HTTP, stateless as its docs show
+//          (simpleStatelessStreamableHttp: a new McpServer and transport per request on
+//          createMcpExpressApp); tools `note` and `todo` with strict zod inputs at POST /mcp
+// Arguments: --stack NAME, --module PATH (gpt only: another build's index.js, to measure a change).
+// Reports { port, pid } once listening; answers `close` over IPC and nothing else.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { serve } from './processes.ts'
+import { BODY_LIMIT, intro, noteArrival, noteForm, notePrompt, noteReceipt, todoForm, todoPrompt, todoReceipt } from './peer-forms.ts'
+import { parseArgs } from 'node:util'
+import { pathToFileURL } from 'node:url'
+import { resolve as absolute } from 'node:path'
+
+const { values } = parseArgs({ options: { stack: { type: 'string', default: 'gpt' }, module: { type: 'string' } } })
+
+type Note = { note: string, author?: string | undefined }
+type Todo = { title: string, items: unknown[] }
+interface Listening { port: number, close: () => Promise<void> }
+
+async function gpt (): Promise<Listening> {
+  const { default: Fastify } = await import('fastify')
+  const plugin = (await import(values.module === undefined ? 'fastify-gpt' : pathToFileURL(absolute(values.module)).href)).default
+  const app = Fastify({ logger: false })
+  const common = { rateLimit: false, lint: false, bodyLimit: BODY_LIMIT }
+  app.register(plugin, { ...common, prefix: '/note', prompt: notePrompt, messages: intro, form: noteForm, act: (body: Note) => noteReceipt(body) })
+  app.register(plugin, { ...common, prefix: '/todo', prompt: todoPrompt, form: todoForm, act: (body: Todo) => todoReceipt(body) })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return { port: (app.server.address() as { port: number }).port, close: () => app.close() }
+}
+
+async function bare (): Promise<Listening> {
+  if (values.stack === 'bare-kept') (await import('../src/tick.ts')).keepTickObject()
+  const { default: Fastify } = await import('fastify')
+  const app = Fastify({ logger: false })
+  app.get('/note', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(noteArrival))
+  app.post('/note', { schema: { body: noteForm }, bodyLimit: BODY_LIMIT }, (request) => noteReceipt(request.body as Note))
+  app.post('/todo', { schema: { body: todoForm }, bodyLimit: BODY_LIMIT }, (request) => todoReceipt(request.body as Todo))
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return { port: (app.server.address() as { port: number }).port, close: () => app.close() }
+}
+
+async function hono (): Promise<Listening> {
+  const { OpenAPIHono, createRoute, z } = await import('@hono/zod-openapi')
+  const { serve: listen } = await import('@hono/node-server')
+  const { noteSchema, todoSchema } = zodForms(z as unknown as Zod)
+  const app = new OpenAPIHono()
+  const route = (path: string, schema: typeof noteSchema | typeof todoSchema) => createRoute({
+    method: 'post',
+    path,
+    request: { body: { content: { 'application/json': { schema } }, required: true } },
+    responses: { 200: { description: 'done', content: { 'application/json': { schema: z.object({}).passthrough() } } } }
+  })
+  app.openapi(route('/note', noteSchema), (c) => c.json(noteReceipt(c.req.valid('json') as Note) as Record<string, unknown>, 200))
+  app.openapi(route('/todo', todoSchema), (c) => c.json(todoReceipt(c.req.valid('json') as Todo) as Record<string, unknown>, 200))
+  app.doc('/doc', { openapi: '3.0.0', info: { title: 'peers', version: '1.0.0' } })
+  return await new Promise((resolve) => {
+    const server = listen({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
+      resolve({ port: info.port, close: () => new Promise((resolve) => { server.close(() => resolve()) }) })
+    })
+  })
+}
+
+async function mcp (): Promise<Listening> {
+  const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js')
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+  const { createMcpExpressApp } = await import('@modelcontextprotocol/sdk/server/express.js')
+  const { z } = await import('zod/v4')
+  const { noteSchema, todoSchema } = zodForms(z)
+  const text = (value: unknown): { content: { type: 'text', text: string }[] } => ({ content: [{ type: 'text', text: JSON.stringify(value) }] })
+  const server = (): InstanceType<typeof McpServer> => {
+    const mcpServer = new McpServer({ name: 'peers', version: '1.0.0' })
+    mcpServer.registerTool('note', { description: notePrompt, inputSchema: noteSchema }, async (body) => text(noteReceipt(body as Note)))
+    mcpServer.registerTool('todo', { description: todoPrompt, inputSchema: todoSchema }, async (body) => text(todoReceipt(body as Todo)))
+    return mcpServer
+  }
+  const app = createMcpExpressApp()
+  app.post('/mcp', async (req: IncomingMessage & { body: unknown }, res: ServerResponse & { status: (code: number) => { json: (value: unknown) => void } }) => {
+    const mcpServer = server()
+    try {
+      // { sessionIdGenerator: undefined } in the docs: stateless, which leaving it out also means
+      const transport = new StreamableHTTPServerTransport({})
+      await mcpServer.connect(transport)
+      await transport.handleRequest(req, res, req.body)
+      res.on('close', () => {
+        transport.close()
+        mcpServer.close()
+      })
+    } catch {
+      if (!res.headersSent) res.status(500).json({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal server error' }, id: null })
+    }
+  })
+  return await new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => {
+      resolve({ port: (server.address() as { port: number }).port, close: () => new Promise((resolve) => { server.close(() => resolve()) }) })
+    })
+  })
+}
+
+/** The two forms as zod schemas, strict as the JSON Schema forms are (additionalProperties: false). */
+type Zod = typeof import('zod/v4').z
+function zodForms (z: Zod) {
+  const noteSchema = z.strictObject({ note: z.string().min(1).max(280), author: z.string().max(40).optional() })
+  const todoSchema = z.strictObject({
+    title: z.string().min(1).max(200),
+    items: z.array(z.strictObject({
+      id: z.number().int().min(0),
+      text: z.string().min(1).max(200),
+      done: z.boolean(),
+      tags: z.array(z.string().max(20)).max(8).optional()
+    })).max(2000)
+  })
+  return { noteSchema, todoSchema }
+}
+
+const stacks: Record<string, () => Promise<Listening>> = { gpt, bare, 'bare-kept': bare, hono, mcp }
+const start = stacks[values.stack]
+if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
+const listening = await start()
+serve(async (message) => {
+  if (message.type !== 'close') throw new Error(`unknown request ${String(message.type)}`)
+  await listening.close()
+  process.exit(0)
+})
+process.send?.({ port: listening.port, pid: process.pid, stack: values.stack })
