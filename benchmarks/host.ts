@@ -85,7 +85,7 @@ function address (app: FastifyInstance, prefix?: string, extra: { html?: boolean
 const app = Fastify({ logger: false })
 const started = performance.now()
 // The one V8 remedy fastify-gpt applies to its process (src/tick.ts), for a baseline that wants it.
-if (values['keep-tick']) (await import('../src/tick.ts')).keepTickObject()
+if (values['keep-tick']) (await import('../src/address/tick.ts')).keepTickObject()
 if (side !== 'baseline' && side !== 'gpt') throw new Error(`--side must be baseline or gpt, not ${side}`)
 if (values.beside) {
   plain(app)

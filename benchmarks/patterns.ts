@@ -3,7 +3,7 @@
 // Run: npm run bench:patterns [-- --quick]. Writes benchmarks/results/patterns-latest.json (see docs/patterns.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { compilePattern } from '../src/pattern.ts'
+import { compilePattern } from '../src/form/pattern/pattern.ts'
 
 const quick = process.argv.includes('--quick')
 const BUDGET_NS = quick ? 20e6 : 300e6

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import { writeOrCheck } from './generated.ts'
 
-const target = new URL('../src/meta-schema.ts', import.meta.url)
+const target = new URL('../src/form/meta-schema.ts', import.meta.url)
 const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema'
 
 export function generate (): string {

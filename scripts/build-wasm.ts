@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs'
 import wabt from 'wabt'
 import { writeOrCheck } from './generated.ts'
 
-const source = new URL('../src/scan.wat', import.meta.url)
-const target = new URL('../src/scan-wasm.ts', import.meta.url)
+const source = new URL('../src/parse/scan.wat', import.meta.url)
+const target = new URL('../src/parse/scan-wasm.ts', import.meta.url)
 
 export async function assemble (): Promise<string> {
   const tools = await wabt()

@@ -12,13 +12,13 @@ import type {
   RegisterOptions
 } from 'fastify'
 import fp from 'fastify-plugin'
-import { installAct } from './act.ts'
-import { Address } from './address.ts'
-import { arrivalHandler, codedTag } from './arrival.ts'
-import { openapiRoute } from './openapi.ts'
-import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
-import { reviewed } from './review.ts'
-import { keepTickObject } from './tick.ts'
+import { installAct } from './address/act.ts'
+import { Address } from './address/address.ts'
+import { arrivalHandler, codedTag } from './address/arrival.ts'
+import { openapiRoute } from './address/openapi.ts'
+import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './address/options.ts'
+import { reviewed } from './address/review.ts'
+import { keepTickObject } from './address/tick.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -126,14 +126,14 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 
 export default gpt
 export * from './errors.ts'
-export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
-export { MAX_DEPTH_CEILING } from './review.ts'
+export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './address/options.ts'
+export { MAX_DEPTH_CEILING } from './address/review.ts'
 export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
-export type { Body } from './body.ts'
+export type { Body } from './address/body.ts'
 export type {
   Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
-} from './options.ts'
-export type { ShareOptions, SharedRedis } from './editions.ts'
-export type { Json, JsonObject } from './form.ts'
+} from './address/options.ts'
+export type { ShareOptions, SharedRedis } from './address/editions.ts'
+export type { Json, JsonObject } from './form/compile.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
-export type {} from './act.ts'
+export type {} from './address/act.ts'

@@ -1,4 +1,4 @@
-import { parse } from '../parse.ts'
+import { parse } from '../parse/parse.ts'
 import type { Form } from './act.ts'
 import type { Answer, Client } from './client.ts'
 import { extent, MAX_FORM_DEPTH, MAX_FORM_PARTS, MAX_ARRIVAL_VALUES, values } from './extent.ts'

@@ -3,7 +3,7 @@
 import { limits, disagreements } from './address.ts'
 import { GPT_ERR_FORM_TOO_DEEP } from '../errors.ts'
 import { DEFAULT_LIMITS, measureForm } from '../limits.ts'
-import type { RuntimeVerdict } from '../html.ts'
+import type { RuntimeVerdict } from '../page/html.ts'
 import { PROFILES, type Context, type Judgement, type Profile } from './decoders.ts'
 import { refCycles } from './recursion.ts'
 import { walk, type Json } from './schema.ts'

@@ -1,6 +1,6 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
-import type { Json, JsonObject } from '../form.ts'
+import type { Json, JsonObject } from '../form/compile.ts'
 
 export type { Json, JsonObject }
 

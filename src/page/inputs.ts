@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '../form.ts'
+import type { Json, JsonObject } from '../form/compile.ts'
 import { escapeHtml as esc } from './escape.ts'
 import { oneLine } from './one-line.ts'
 

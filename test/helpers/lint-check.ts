@@ -4,9 +4,9 @@
 // near-miss body is accepted by the grammar and refused by the address. The address decides with
 // its own compiler and parser (src/form.ts, src/parse.ts), independently of lint.
 import { createRequire } from 'node:module'
-import { compileForm, freezeJson, type Json } from '../../src/form.ts'
+import { compileForm, freezeJson, type Json } from '../../src/form/compile.ts'
 import { lint, type Finding } from '../../src/lint/index.ts'
-import { parse } from '../../src/parse.ts'
+import { parse } from '../../src/parse/parse.ts'
 import { bodyText, nearMisses, type Near } from './near-miss.ts'
 import { isObject, resolve } from '../../src/lint/schema.ts'
 
