@@ -133,7 +133,7 @@ export type { Body } from './address/body.ts'
 export type {
   Act, AddressView, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
 } from './address/options.ts'
-export type { ShareOptions, SharedRedis } from './address/editions.ts'
+export type { ShareOptions, SharedRedis } from './address/share.ts'
 export type { Json, JsonObject } from './form/compile.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
 export type {} from './address/act.ts'

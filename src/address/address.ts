@@ -5,7 +5,7 @@ import { SharedEditions, type Holder, type Versioned } from './editions.ts'
 import { portable } from './editions-judge.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { compileForm } from '../form/compile.ts'
-import type { RuntimeVerdict } from '../page/html.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
 import { checkStoredText, type Limits } from '../limits.ts'
 import { resolveContent, type Content, type GptAddress, type Settings, type Update } from './options.ts'
 

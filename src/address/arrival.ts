@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import type { Address } from './address.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import { customPolicy, renderPage, type RuntimeVerdict } from '../page/html.ts'
-import type { Content, Settings } from './options.ts'
+import { customPolicy, renderPage } from '../page/html.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
+import type { Content } from '../types.ts'
+import type { Settings } from './options.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
 export interface Representation {
@@ -90,8 +91,13 @@ function representation (body: Buffer, headers: Record<string, string>): Represe
 const MENTIONS_HTML = /text\/html/i
 const OFFERED = ['application/json', 'text/html']
 
+/** What GET reads of its address: the edition it serves now (an Address, without importing it). */
+export interface Serving {
+  readonly current: { readonly arrival: Arrival }
+}
+
 /** GET (and so HEAD): the same bytes to every client, whatever it did before (draft §3.1, §3.2). */
-export function arrivalHandler (address: Address): RouteHandlerMethod {
+export function arrivalHandler (address: Serving): RouteHandlerMethod {
   return (request, reply) => {
     const { json, html } = address.current.arrival // one read: one edition
     const accept = request.headers.accept

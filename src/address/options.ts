@@ -4,39 +4,16 @@ import type { Body } from './body.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { freezeJson, type JsonObject } from '../form/compile.ts'
 import { checkMessages, checkText, resolveLimits, type Limits, type LimitsOption } from '../limits.ts'
-import { resolveShare, type ShareOptions, type ShareSettings } from './editions.ts'
-import type { RuntimeVerdict } from '../page/html.ts'
-import type { DecoderName } from '../lint/types.ts'
+import { resolveShare, type ShareOptions, type ShareSettings } from './share.ts'
+import type { DecoderName, RuntimeVerdict } from '../lint/types.ts'
+import type { AddressView, Content, HtmlPage, Message } from '../types.ts'
 import { DEFAULT_MAX_DEPTH } from '../parse/parse.ts'
 
-/** One prior message of the arrival's `m` (draft §3.2). */
-export interface Message {
-  readonly role: string
-  readonly content: string
-}
+export type { AddressView, Content, HtmlPage, Message }
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
 export type Act<F = object> =
   (body: Body<F>, request: FastifyRequest, reply: FastifyReply) => unknown
-
-/** What an address publishes: p, m and s (draft §3.2). */
-export interface Content {
-  readonly prompt: string
-  readonly messages: readonly Message[]
-  readonly form: JsonObject
-}
-
-/** A custom HTML page with headers of its own (they replace the defaults of docs/html-view.md). */
-export interface HtmlPage {
-  readonly body: string
-  readonly headers?: Readonly<Record<string, string>>
-}
-
-/** What a custom HTML view is built from: the content and where it is served. */
-export interface AddressView extends Content {
-  /** The address's path on the host, e.g. `/poll` (`/` at the root). */
-  readonly path: string
-}
 
 /** A change of content at run time; what is left out stays as it is. */
 export interface ContentChange {

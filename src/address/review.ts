@@ -4,7 +4,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import { GPT_ERR_FORM_DECODER, GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import type { JsonObject } from '../form/compile.ts'
-import type { RuntimeVerdict } from '../page/html.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
 import { extents } from '../lint/extent.ts'
 import { DECODERS, lint, runtimeVerdicts, type Finding } from '../lint/index.ts'
 import type { Settings } from './options.ts'

@@ -1,7 +1,7 @@
 import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { bounded, wrapSource } from './bounded.ts'
-import { DEFAULT_LIMITS, measureForm, shorten, type Limits } from '../limits.ts'
+import { DEFAULT_LIMITS, measureForm, type Limits } from '../limits.ts'
 import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
 import { multipleOf, uniqueItems } from './keywords.ts'
@@ -10,7 +10,6 @@ import { compilePattern, linearRegExp, PatternError } from './pattern/pattern.ts
 import {
   GPT_ERR_FORM_INVALID,
   GPT_ERR_FORM_NO_EFFECT,
-  GPT_ERR_FORM_NOT_JSON,
   GPT_ERR_FORM_PATTERN,
   GPT_ERR_FORM_PROPERTY_NAME,
   GPT_ERR_FORM_TOO_DEEP,
@@ -20,122 +19,11 @@ import {
   GPT_ERR_FORM_UNRESOLVED_REF
 } from '../errors.ts'
 
-/** A form: a JSON Schema (draft 2020-12) object, as published in `s` and enforced on every act. */
-export type JsonObject = { readonly [key: string]: Json }
-export type Json = null | boolean | number | string | readonly Json[] | JsonObject
+import { freezeJson, type JsonBound } from '../json/freeze.ts'
+import { escape, pointer } from '../json/pointer.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
-/** How large a value freezeJson copies: bytes of its compact JSON, and nesting of its objects and arrays. */
-export interface JsonBound {
-  readonly bytes: number
-  readonly depth: number
-}
-
-/** An object or array being copied: the members still to read, and the copy so far. */
-interface Frame {
-  readonly source: object
-  readonly keys: readonly string[] | undefined // undefined: an array
-  readonly out: Json[] | Record<string, Json>
-  readonly path: string
-  next: number
-}
-
-/**
- * A deep, frozen copy of `value` made of plain JSON data only. The copy, not the caller's object,
- * is what is published and compiled: a getter, a proxy or a later mutation cannot make the two
- * differ (draft §5.2 (3): the same value of s, not a copy that can drift).
- *
- * It iterates rather than recurses, and with a `bound` (the form's limits) it stops where the
- * copy passes it: whatever the value, this costs no more than the bound, and nothing recurses
- * through a form before its depth is known (GPT_ERR_FORM_TOO_LARGE, GPT_ERR_FORM_TOO_DEEP).
- */
-export function freezeJson (value: unknown, address: string, path = '', bound?: JsonBound): Json {
-  const most = bound?.bytes ?? Infinity
-  const deepest = bound?.depth ?? Infinity
-  let bytes = 0
-  const count = (n: number, at: string): void => {
-    bytes += n
-    if (bytes > most) throw new GPT_ERR_FORM_TOO_LARGE(address, `its JSON is more than ${most} bytes (limits.formBytes): the limit is passed at ${shorten(at)}`)
-  }
-  const open = new Set<object>()
-  const stack: Frame[] = []
-  let result: Json | undefined
-
-  // A scalar's copy, or undefined after pushing the frame of an object or array.
-  const enter = (item: unknown, at: string): Json | undefined => {
-    if (item === null || typeof item === 'boolean') {
-      count(String(item).length, at)
-      return item
-    }
-    if (typeof item === 'string') {
-      if (item.length > most) count(item.length, at) // refused before it is encoded
-      count(Buffer.byteLength(JSON.stringify(item)), at)
-      return item
-    }
-    if (typeof item === 'number') {
-      if (!Number.isFinite(item)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is ${item}`)
-      count(String(item).length, at)
-      return item
-    }
-    if (typeof item !== 'object') throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is a ${typeof item}`)
-    if (open.has(item)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} refers to itself`)
-    if (stack.length + 1 > deepest) {
-      throw new GPT_ERR_FORM_TOO_DEEP(address, `it nests objects and arrays more than ${deepest} deep (limits.formDepth), at ${shorten(at)}`)
-    }
-    let keys: string[] | undefined
-    if (!Array.isArray(item)) {
-      const proto: unknown = Object.getPrototypeOf(item)
-      if (proto !== Object.prototype && proto !== null) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} is not a plain object`)
-      if (Object.getOwnPropertySymbols(item).length > 0) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} has symbol keys`)
-      keys = Object.keys(item)
-    }
-    const length = keys?.length ?? (item as unknown[]).length
-    count(2 + Math.max(0, length - 1), at) // brackets and commas
-    open.add(item)
-    stack.push({ source: item, keys, out: keys === undefined ? [] : {}, path: at, next: 0 })
-    return undefined
-  }
-
-  result = enter(value, path)
-  while (stack.length > 0) {
-    const frame = stack[stack.length - 1] as Frame
-    const { source, keys, out, path: at } = frame
-    const length = keys?.length ?? (source as unknown[]).length
-    if (frame.next === length) {
-      stack.pop()
-      open.delete(source)
-      const done = Object.freeze(out) as Json
-      const parent = stack[stack.length - 1]
-      if (parent === undefined) result = done
-      else put(parent, done)
-      continue
-    }
-    const i = frame.next++
-    let item: unknown
-    let here: string
-    if (keys === undefined) {
-      if (!(i in source)) throw new GPT_ERR_FORM_NOT_JSON(address, `${pointer(at)} has a hole at ${i}`)
-      item = (source as unknown[])[i]
-      here = `${at}/${i}`
-    } else {
-      const key = keys[i] as string
-      // A body can never carry "__proto__" (see parse.ts), so a form naming it publishes
-      // something no act can satisfy; and a plain object cannot hold it safely.
-      if (key === '__proto__') throw new GPT_ERR_FORM_PROPERTY_NAME(address, `${pointer(at)} has a member "__proto__"`)
-      count(Buffer.byteLength(JSON.stringify(key)) + 1, at)
-      item = (source as Record<string, unknown>)[key]
-      here = `${at}/${escape(key)}`
-    }
-    const copied = enter(item, here)
-    if (copied !== undefined) put(frame, copied)
-  }
-  return result as Json
-}
-
-/** Puts a finished copy in its parent, in the place the parent is reading. */
-function put (frame: Frame, value: Json): void {
-  if (frame.keys === undefined) (frame.out as Json[]).push(value)
-  else (frame.out as Record<string, Json>)[frame.keys[frame.next - 1] as string] = value
-}
+export { freezeJson, type Json, type JsonBound, type JsonObject }
 
 // Keywords Ajv knows but does not enforce as constraints. A form author writing them expects a
 // check; draft §5.2 (4) says such a form must not be treated as though the check were absent.
@@ -294,9 +182,6 @@ const namesRequired = (key: string, value: Json): readonly Json[] => {
   if (key === 'dependentRequired' && isObject(value)) return Object.values(value).flat()
   return []
 }
-
-const isObject = (value: Json): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
 
 // Formats checked exactly as draft 2020-12 defines them (the JSON Schema Test Suite agrees on every
 // case): these from ajv-formats, and those of src/formats.ts. Any other format is refused rather
@@ -499,7 +384,3 @@ function unknownFormat (message: string, address: string, form: JsonObject): Err
   const checked = [...FORMATS, ...Object.keys(checks)].sort().join(', ')
   return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, `"${name}"${at === undefined ? '' : ` at ${at}/format`}: it cannot be checked exactly, so it is refused (checked: ${checked})`)
 }
-
-/** A JSON Pointer for messages; '' (the whole form) reads as '/'. */
-const pointer = (path: string): string => (path === '' ? 'the form' : path)
-const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')

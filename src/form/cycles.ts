@@ -1,6 +1,7 @@
 import { resolveUrl } from 'ajv/dist/compile/resolve.js'
 import type { UriResolver } from 'ajv/dist/types/index.js'
 import { GPT_ERR_FORM_REF_CYCLE } from '../errors.ts'
+import { escape } from '../json/pointer.ts'
 
 /** What the validator compiled for one `$ref` target (Ajv's SchemaEnv, the parts read here). */
 export interface Env {
@@ -70,7 +71,7 @@ function inPlaceRefs (env: Env, resolver: UriResolver): Step[] {
     for (const key of IN_PLACE_MAPS) {
       const map = object[key]
       if (map !== null && typeof map === 'object') {
-        for (const [name, item] of Object.entries(map)) walk(item, baseId, `${at}/${key}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+        for (const [name, item] of Object.entries(map)) walk(item, baseId, `${at}/${key}/${escape(name)}`)
       }
     }
   }

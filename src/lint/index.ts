@@ -3,12 +3,11 @@
 import { limits, disagreements } from './address.ts'
 import { GPT_ERR_FORM_TOO_DEEP } from '../errors.ts'
 import { DEFAULT_LIMITS, measureForm } from '../limits.ts'
-import type { RuntimeVerdict } from '../page/html.ts'
 import { PROFILES, type Context, type Judgement, type Profile } from './decoders.ts'
 import { refCycles } from './recursion.ts'
 import { walk, type Json } from './schema.ts'
 import { surface } from './surface.ts'
-import { DECODERS, type DecoderName, type Finding, type LintOptions, type Severity } from './types.ts'
+import { DECODERS, type DecoderName, type Finding, type LintOptions, type RuntimeVerdict, type Severity } from './types.ts'
 import { vocabulary } from './vocabulary.ts'
 
 export { DECODERS, type DecoderName, type Finding, type LintOptions, type Severity }

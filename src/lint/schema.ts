@@ -1,14 +1,9 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
-import type { Json, JsonObject } from '../form/compile.ts'
+import { escape, unescape } from '../json/pointer.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
-export type { Json, JsonObject }
-
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-
-export const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')
-const unescape = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~')
+export { escape, isObject, type Json, type JsonObject }
 
 /** What a subschema is to its parent. */
 export type Role =

@@ -1,21 +1,12 @@
 import { createHash } from 'node:crypto'
-import type { AddressView } from '../address/options.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
+import type { AddressView } from '../types.ts'
 import { escapeHtml } from './escape.ts'
 import { renderInputs } from './inputs.ts'
 import { SCRIPT } from './script.ts'
 import { STYLE } from './style.ts'
 
 export { escapeHtml }
-
-/**
- * What lint says of one decoder profile and this form (docs/forms.md): its runtime refuses the form,
- * loosens part of it (its actors may send bodies refused with a 204), or enforces all of it.
- */
-export interface RuntimeVerdict {
-  readonly decoder: string
-  readonly runtimes: string
-  readonly verdict: 'refused' | 'loosened' | 'exact'
-}
 
 /** An HTML page and the Content-Security-Policy that admits exactly its inline script and style. */
 export interface Page {

@@ -1,3 +1,5 @@
+import { escape } from '../json/pointer.ts'
+
 /**
  * Where a body repeats a member name: the name and the JSON Pointer of its object ('' for the root). Called only
  * once a body is known to hold a duplicate (see parse.ts), so that a rejection's reason, in the log
@@ -38,7 +40,7 @@ export function findDuplicate (text: string): { name: string, at: string } | und
 }
 
 const place = (parent: { names: Set<string> | undefined, index: number }, key: string | undefined): string =>
-  parent.names === undefined ? String(parent.index) : (key ?? '').replaceAll('~', '~0').replaceAll('/', '~1')
+  parent.names === undefined ? String(parent.index) : escape(key ?? '')
 
 function stringEnd (text: string, start: number): number {
   let i = start + 1

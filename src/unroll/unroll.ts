@@ -2,7 +2,9 @@
 // name1 ... nameN in `$defs`, each leading to the next, the last with `false` where the cycle would
 // go on: no value the result admits nests the cycle more than N deep. Semantics: docs/forms.md.
 import { GPT_ERR_UNROLL } from '../errors.ts'
-import { freezeJson, type Json, type JsonObject } from '../form/compile.ts'
+import { freezeJson } from '../json/freeze.ts'
+import { escape, unescape } from '../json/pointer.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
 export interface UnrollOptions {
   /**
@@ -26,10 +28,6 @@ const DROPPED = new Set(['$defs', 'definitions', '$anchor', '$id', '$schema'])
 // A form that admits no finite value comes back as one that admits nothing, and says so.
 const NOTHING: JsonObject = Object.freeze({ not: {} })
 
-const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')
-const unescape = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~')
 const shown = (pointer: string): string => (pointer === '' ? 'the root' : pointer)
 const refuse = (detail: string): never => { throw new GPT_ERR_UNROLL(detail) }
 
