@@ -1,3 +1,4 @@
+import { isObject } from '../json/value.ts'
 import { parse } from '../parse/parse.ts'
 import type { Form } from './act.ts'
 import type { Answer, Client } from './client.ts'
@@ -99,7 +100,6 @@ function members (first: Answer, arrival: Response, results: Results, judgeTimeo
   }
   const object = body !== null && typeof body === 'object' && !Array.isArray(body) ? body as Record<string, unknown> : undefined
   const { p, m, s } = object ?? {}
-  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
   const wrong = object === undefined
     ? 'the body is not a JSON object'
     : typeof p !== 'string'

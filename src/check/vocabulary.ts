@@ -1,5 +1,6 @@
 // The keywords a form uses to constrain values, found where 2020-12 puts subschemas (never a
 // property name that happens to read "type").
+import { isObject as isJsonObject } from '../json/value.ts'
 
 // Keywords whose value is a subschema, a list of them, or a map of them.
 const ONE = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
@@ -12,7 +13,7 @@ const SILENT = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor', '$comment
   'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly',
   'contentEncoding', 'contentMediaType', 'contentSchema', 'properties', 'prefixItems', 'items', 'allOf', 'anyOf', 'oneOf'])
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isObject = isJsonObject as (value: unknown) => value is Record<string, unknown>
 
 /** Every constraining keyword of `form`, each once. */
 export function constraints (form: object): string[] {
