@@ -4,6 +4,7 @@
 // Run: npm run lint (after ESLint, which enforces the folder rules).
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { stronglyConnected } from '../src/json/scc.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const src = join(root, 'src')
@@ -32,37 +33,9 @@ export function importsOf (file: string, text = readFileSync(file, 'utf8')): str
 
 /** The circles of a graph: its strongly connected components of more than one node, or a node importing itself. */
 export function circles (graph: ReadonlyMap<string, readonly string[]>): string[][] {
-  const index = new Map<string, number>()
-  const low = new Map<string, number>()
-  const stack: string[] = []
-  const on = new Set<string>()
-  const found: string[][] = []
-  let next = 0
-  const visit = (node: string): void => {
-    index.set(node, next)
-    low.set(node, next++)
-    stack.push(node)
-    on.add(node)
-    for (const to of graph.get(node) ?? []) {
-      if (!graph.has(to)) continue
-      if (!index.has(to)) {
-        visit(to)
-        low.set(node, Math.min(low.get(node) as number, low.get(to) as number))
-      } else if (on.has(to)) low.set(node, Math.min(low.get(node) as number, index.get(to) as number))
-    }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = []
-      let member: string | undefined
-      do {
-        member = stack.pop() as string
-        on.delete(member)
-        component.push(member)
-      } while (member !== node)
-      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) found.push(component.sort())
-    }
-  }
-  for (const node of graph.keys()) if (!index.has(node)) visit(node)
-  return found
+  return stronglyConnected(graph.keys(), (node) => (graph.get(node) ?? []).filter((to) => graph.has(to)))
+    .filter((component) => component.length > 1 || (graph.get(component[0] as string) ?? []).includes(component[0] as string))
+    .map((component) => component.sort())
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -7,9 +7,10 @@ import { checkMessages, checkText, resolveLimits, type Limits, type LimitsOption
 import { resolveShare, type ShareOptions, type ShareSettings } from './share.ts'
 import type { DecoderName, RuntimeVerdict } from '../lint/types.ts'
 import type { AddressView, Content, HtmlPage, Message } from '../types.ts'
-import { DEFAULT_MAX_DEPTH } from '../parse/parse.ts'
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_DEPTH } from '../defaults.ts'
 
 export type { AddressView, Content, HtmlPage, Message }
+export { DEFAULT_BODY_LIMIT }
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
 export type Act<F = object> =
@@ -153,7 +154,6 @@ export interface Settings {
   readonly limits: Limits
 }
 
-export const DEFAULT_BODY_LIMIT = 65536
 /** draft §5.2 (1), §7.4: a body that stops arriving must not hold its connection open. */
 export const DEFAULT_BODY_TIMEOUT = 10_000
 /** draft §7.4: the arrival is served to anyone, so limit rates by default. */

@@ -8,7 +8,7 @@ import type { RuntimeVerdict } from '../lint/types.ts'
 import { extents } from '../lint/extent.ts'
 import { DECODERS, lint, runtimeVerdicts, type Finding } from '../lint/index.ts'
 import type { Settings } from './options.ts'
-import { DEFAULT_MAX_DEPTH } from '../parse/parse.ts'
+import { DEFAULT_MAX_DEPTH } from '../defaults.ts'
 
 /**
  * The most a form's own bound raises the default maxDepth to. The validator compiles forms up to

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js'
+import type { GeneratedContext as Context, GeneratedFunction as Compiled } from './ajv.ts'
 
 /**
  * Validation in polynomial time, whatever the form (draft §7.4).
@@ -17,17 +18,6 @@ import type { ErrorObject } from 'ajv/dist/2020.js'
  * properties and items it evaluated (for `unevaluatedProperties`). Each is handed out as a fresh copy,
  * since the generated code may truncate or extend the arrays and objects it is given.
  */
-
-/** A compiled validate function as Ajv's generated code sees it. */
-interface Compiled {
-  (data: unknown, context?: Context): boolean
-  errors?: ErrorObject[] | null
-  evaluated?: { props?: unknown, items?: unknown }
-}
-
-interface Context {
-  readonly instancePath: string
-}
 
 interface Outcome {
   readonly valid: boolean
@@ -105,15 +95,4 @@ function cycle ({ instancePath }: Context): Outcome {
   return { valid: false, errors: [error], props: undefined, items: undefined }
 }
 
-/**
- * Ajv's documented `code.process` hook: it receives the source of each compiled function, whose
- * last statement is `return function validateN(...) {...}`. The function is bound to a constant of
- * the same name that holds the wrapper, so that every call, including a schema's calls to itself by
- * name, goes through the memory.
- */
-export function wrapSource (source: string, name: string): string {
-  const head = `return function ${name}(`
-  const at = source.indexOf(head)
-  if (at === -1 || source.indexOf(head, at + 1) !== -1) throw new Error(`unexpected validator code for ${name}`)
-  return `${source.slice(0, at)}const ${name} = self.bounded(function (${source.slice(at + head.length)});\nreturn ${name}`
-}
+export { wrapSource } from './ajv.ts'

@@ -1,6 +1,7 @@
-import { Ajv2020, MissingRefError, type ValidateFunction } from 'ajv/dist/2020.js'
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
-import { bounded, wrapSource } from './bounded.ts'
+import { ajvRefusal, envOf, installBounded, knownKeywords, resolveRef, wrapSource } from './ajv.ts'
+import { bounded } from './bounded.ts'
 import { DEFAULT_LIMITS, measureForm, type Limits } from '../limits.ts'
 import { refuseInPlaceCycles, type Env } from './cycles.ts'
 import { checks } from './formats.ts'
@@ -20,6 +21,7 @@ import {
 } from '../errors.ts'
 
 import { freezeJson, type JsonBound } from '../json/freeze.ts'
+import { applicators } from '../json/applicators.ts'
 import { escape, pointer } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
@@ -43,11 +45,6 @@ const UNENFORCED: ReadonlyMap<string, string> = new Map([
   ['nullable', 'is an OpenAPI keyword, not draft 2020-12 (write "type": [..., "null"])'],
   ['id', 'is not a draft 2020-12 keyword (write "$id")']
 ])
-
-// Every keyword the validator knows: anything else in a schema is unknown, most often a typo.
-let known: ReadonlySet<string> | undefined
-const knownKeywords = (): ReadonlySet<string> =>
-  (known ??= new Set([...Object.keys(new Ajv2020({ logger: false }).RULES.keywords), '$anchor']))
 
 /** What a keyword beside its partners would not check: valid 2020-12, but surely not what was meant. */
 function noEffect (schema: JsonObject): string | undefined {
@@ -88,10 +85,9 @@ function edits (a: string, b: string, cap: number): number {
   return Math.min(row[b.length] as number, cap)
 }
 
-const SUBSCHEMA = new Set(['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains',
-  'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'])
-const SUBSCHEMA_LISTS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf'])
-const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'])
+const SUBSCHEMA = new Set(applicators('one'))
+const SUBSCHEMA_LISTS = new Set(applicators('list'))
+const SUBSCHEMA_MAPS = new Set(applicators('map'))
 
 /** What a walk over the form saw: its keywords, and the property names it mentions. */
 interface Seen {
@@ -246,12 +242,12 @@ function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean, 
       regExp: linearRegExp,
       optimize,
       process: (source, env) => {
-        envs.push(env as unknown as Env)
+        envs.push(envOf(env))
         return wrapSource(source, String(env?.validateName))
       }
     }
   })
-  Object.assign(ajv, { bounded })
+  installBounded(ajv, bounded)
   addFormats.default(ajv, { mode: 'full', formats: [...FORMATS] })
   // Ajv resolves `$anchor` but lists no keyword for it, so strict mode would call it unknown
   // (ajv-validator/ajv#1854): it is an identifier, with nothing to validate.
@@ -313,7 +309,8 @@ export function compileForm (form: Json, address: string, { allErrors = false, l
   if (seen.keywords.has('unevaluatedProperties') && seen.keywords.has('if')) {
     throw new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, '"unevaluatedProperties" is not enforced correctly beside "if"')
   }
-  refuseInPlaceCycles(compiled.envs, compiled.ajv.opts.uriResolver, address, where)
+  const { ajv } = compiled
+  refuseInPlaceCycles(compiled.envs, (baseId, ref) => resolveRef(ajv, baseId, ref), address, where)
   // A target reached only through a $ref may name a member such as "constructor": compile again
   // looking at own members only.
   if (!inherited && inherits(seen.names)) {
@@ -342,7 +339,8 @@ const WIDE = 256
 
 function refusal (error: unknown, address: string, form: JsonObject, seen: Seen): Error {
   if (error instanceof PatternError) return new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(error.pattern)}, in a subschema a $ref reaches: ${error.message}`)
-  if (error instanceof MissingRefError) return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${error.missingRef}"`)
+  const refused = ajvRefusal(error)
+  if (refused.kind === 'missing-ref') return new GPT_ERR_FORM_UNRESOLVED_REF(address, `"${refused.ref}"`)
   // The validator recurses as it follows $refs and nested subschemas: refs that name only one
   // another, some $id-relative refs, and chains nested some hundreds deep exhaust its stack.
   // A union's alternatives nest the validator's code one level each (else-if chains), so a wide
@@ -358,28 +356,22 @@ function refusal (error: unknown, address: string, form: JsonObject, seen: Seen)
   if (error instanceof RangeError) {
     return new GPT_ERR_FORM_UNRESOLVED_REF(address, 'the validator ran out of stack following its $refs: they lead only to one another, or nest too deep (an unrolled form past about 150 levels)')
   }
-  const message = error instanceof Error ? error.message : String(error)
   // The walk above names these with their place; the validator meets them first only in a
   // subschema that a $ref reaches outside the schema locations (under "default", say).
-  if (message.startsWith('strict mode: unknown keyword')) {
-    return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
+  switch (refused.kind) {
+    case 'unknown-keyword': return new GPT_ERR_FORM_UNKNOWN_KEYWORD(address, `${refused.detail}, in a subschema a $ref reaches`)
+    case 'unknown-format': return unknownFormat(refused.name, address, form)
+    case 'strict': return new GPT_ERR_FORM_NO_EFFECT(address, `${refused.detail}, in a subschema a $ref reaches`)
+    case 'no-schema': return new GPT_ERR_FORM_INVALID(address, `${refused.message} (only draft 2020-12 forms are served)`)
+    default: return new GPT_ERR_FORM_INVALID(address, refused.message)
   }
-  if (message.startsWith('unknown format')) return unknownFormat(message, address, form)
-  if (message.startsWith('strict mode:')) {
-    return new GPT_ERR_FORM_NO_EFFECT(address, `${message.slice('strict mode: '.length)}, in a subschema a $ref reaches`)
-  }
-  if (message.startsWith('no schema with key or ref')) {
-    return new GPT_ERR_FORM_INVALID(address, `${message} (only draft 2020-12 forms are served)`)
-  }
-  return new GPT_ERR_FORM_INVALID(address, message)
 }
 
 /**
  * Ajv says an unknown format is "ignored"; here it is refused, so the message says so, in our
  * words, with where the format is (the first place that names it) and which formats are checked.
  */
-function unknownFormat (message: string, address: string, form: JsonObject): Error {
-  const name = /^unknown format "(.*)" ignored/.exec(message)?.[1] ?? message
+function unknownFormat (name: string, address: string, form: JsonObject): Error {
   const at = [...locate(form)].find(([schema]) => !Array.isArray(schema) && (schema as JsonObject)['format'] === name)?.[1]
   const checked = [...FORMATS, ...Object.keys(checks)].sort().join(', ')
   return new GPT_ERR_FORM_UNKNOWN_FORMAT(address, `"${name}"${at === undefined ? '' : ` at ${at}/format`}: it cannot be checked exactly, so it is refused (checked: ${checked})`)

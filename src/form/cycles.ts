@@ -1,20 +1,14 @@
-import { resolveUrl } from 'ajv/dist/compile/resolve.js'
-import type { UriResolver } from 'ajv/dist/types/index.js'
 import { GPT_ERR_FORM_REF_CYCLE } from '../errors.ts'
+import { applicators } from '../json/applicators.ts'
 import { escape } from '../json/pointer.ts'
+import type { Env } from './ajv.ts'
 
-/** What the validator compiled for one `$ref` target (Ajv's SchemaEnv, the parts read here). */
-export interface Env {
-  readonly schema: unknown
-  readonly baseId: string
-  readonly root: Env
-  readonly refs: Readonly<Record<string, unknown>>
-}
+export type { Env }
 
 // Keywords that apply their subschemas to the very value their schema is applied to.
-const IN_PLACE = ['not', 'if', 'then', 'else']
-const IN_PLACE_LISTS = ['allOf', 'anyOf', 'oneOf']
-const IN_PLACE_MAPS = ['dependentSchemas']
+const IN_PLACE = applicators('one', 'in-place')
+const IN_PLACE_LISTS = applicators('list', 'in-place')
+const IN_PLACE_MAPS = applicators('map', 'in-place')
 
 interface Step {
   readonly to: Env
@@ -28,7 +22,7 @@ interface Step {
  * stack runs out. Such a form is refused, naming the cycle (draft §7.4). The validator still fails
  * closed on any cycle this walk could not see (src/bounded.ts).
  */
-export function refuseInPlaceCycles (envs: readonly Env[], resolver: UriResolver, address: string,
+export function refuseInPlaceCycles (envs: readonly Env[], resolver: (baseId: string, ref: string) => string, address: string,
   where: (schema: unknown) => string): void {
   const steps = new Map(envs.map((env) => [env, inPlaceRefs(env, resolver)]))
   const done = new Set<Env>()
@@ -51,16 +45,16 @@ export function refuseInPlaceCycles (envs: readonly Env[], resolver: UriResolver
 }
 
 /** The `$ref`s met on the same value as the environment's schema, with what each resolves to. */
-function inPlaceRefs (env: Env, resolver: UriResolver): Step[] {
+function inPlaceRefs (env: Env, resolver: (baseId: string, ref: string) => string): Step[] {
   const steps: Step[] = []
   const walk = (schema: unknown, baseId: string, at: string): void => {
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return
     const object = schema as Record<string, unknown>
     // The same base URI as the validator's: a subschema's $id changes it, the environment's own is in it.
-    if (at !== '' && typeof object['$id'] === 'string') baseId = resolveUrl(resolver, baseId, object['$id'])
+    if (at !== '' && typeof object['$id'] === 'string') baseId = resolver(baseId, object['$id'])
     const ref = object['$ref']
     if (typeof ref === 'string') {
-      const to = (ref === '#' || ref === '#/') && baseId === env.root.baseId ? env.root : env.root.refs[resolveUrl(resolver, baseId, ref)]
+      const to = (ref === '#' || ref === '#/') && baseId === env.root.baseId ? env.root : env.root.refs[resolver(baseId, ref)]
       if (isEnv(to)) steps.push({ to, at: `${at}/$ref` })
     }
     for (const key of IN_PLACE) walk(object[key], baseId, `${at}/${key}`)

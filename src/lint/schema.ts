@@ -1,5 +1,6 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
+import { applicators } from '../json/applicators.ts'
 import { escape, unescape } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
@@ -22,11 +23,11 @@ export interface Place {
   readonly parent: JsonObject | undefined
 }
 
-const VALUE = ['items', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
-const VALUE_LISTS = ['prefixItems']
-const VALUE_MAPS = ['properties', 'patternProperties']
-const IN_PLACE = ['not', 'if', 'then', 'else']
-const IN_PLACE_MAPS = ['dependentSchemas']
+const VALUE = applicators('one', 'part')
+const VALUE_LISTS = applicators('list', 'part')
+const VALUE_MAPS = applicators('map', 'part')
+const IN_PLACE = applicators('one', 'in-place')
+const IN_PLACE_MAPS = applicators('map', 'in-place')
 
 /** Every subschema of the form, parents first, each once (the form is a tree: see freezeJson). */
 export function walk (form: Json, visit: (schema: Json, place: Place) => void): void {
@@ -49,7 +50,7 @@ export function walk (form: Json, visit: (schema: Json, place: Place) => void): 
       }
     }
     for (const key of IN_PLACE_MAPS) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'in-place')
-    for (const key of ['$defs', 'definitions']) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'definition')
+    for (const key of applicators('map', 'definition')) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'definition')
   }
   go(form, { pointer: '', role: 'root', optional: false, parent: undefined })
 }

@@ -3,9 +3,9 @@
 import { Buffer, constants, isUtf8 } from 'node:buffer'
 import { findDuplicate } from './duplicate.ts'
 import { LONE, NUMBERS, TOO_DEEP, scan } from './scan.ts'
+import { DEFAULT_MAX_DEPTH } from '../defaults.ts'
 
-/** Containers (objects and arrays) that may be nested; `[[1]]` has depth 2. */
-export const DEFAULT_MAX_DEPTH = 64
+export { DEFAULT_MAX_DEPTH }
 
 export interface ParseOptions {
   /** Deepest nesting of objects and arrays accepted; defaults to DEFAULT_MAX_DEPTH. */

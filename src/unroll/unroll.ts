@@ -2,8 +2,10 @@
 // name1 ... nameN in `$defs`, each leading to the next, the last with `false` where the cycle would
 // go on: no value the result admits nests the cycle more than N deep. Semantics: docs/forms.md.
 import { GPT_ERR_UNROLL } from '../errors.ts'
+import { applicators } from '../json/applicators.ts'
 import { freezeJson } from '../json/freeze.ts'
 import { escape, unescape } from '../json/pointer.ts'
+import { stronglyConnected } from '../json/scc.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
 export interface UnrollOptions {
@@ -16,11 +18,10 @@ export interface UnrollOptions {
 }
 
 // Keywords whose subschemas apply to the value or to its parts: a `$ref` under them is followed.
-const SINGLE = new Set(['items', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedItems',
-  'unevaluatedProperties', 'not', 'if', 'then', 'else'])
-const LISTS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf'])
-const MAPS = new Set(['properties', 'patternProperties', 'dependentSchemas'])
-const DEFS = new Set(['$defs', 'definitions'])
+const SINGLE = new Set(applicators('one'))
+const LISTS = new Set(applicators('list'))
+const MAPS = new Set(applicators('map', 'part', 'in-place'))
+const DEFS = new Set(applicators('map', 'definition'))
 // What the levels cannot carry: the targets move into the root's `$defs`, where these would mean
 // something else (another base URI, an anchor twice) or nothing we can follow.
 const DYNAMIC = ['$dynamicRef', '$dynamicAnchor', '$recursiveRef', '$recursiveAnchor']
@@ -128,37 +129,7 @@ function buildGraph (form: JsonObject, refs: Map<string, { pointer: string, sche
  * does not reach too, so that a cycle only they hold is not left behind.
  */
 function components (graph: Graph): string[][] {
-  const index = new Map<string, number>()
-  const low = new Map<string, number>()
-  const stack: string[] = []
-  const onStack = new Set<string>()
-  const out: string[][] = []
-  const connect = (node: string): void => {
-    index.set(node, index.size)
-    low.set(node, index.get(node) as number)
-    stack.push(node)
-    onStack.add(node)
-    for (const { to } of graph.edges.get(node) ?? []) {
-      if (!index.has(to)) {
-        connect(to)
-        low.set(node, Math.min(low.get(node) as number, low.get(to) as number))
-      } else if (onStack.has(to)) {
-        low.set(node, Math.min(low.get(node) as number, index.get(to) as number))
-      }
-    }
-    if (low.get(node) === index.get(node)) {
-      const component: string[] = []
-      let member: string
-      do {
-        member = stack.pop() as string
-        onStack.delete(member)
-        component.push(member)
-      } while (member !== node)
-      out.push(component)
-    }
-  }
-  for (const node of graph.nodes.keys()) if (!index.has(node)) connect(node)
-  return out
+  return stronglyConnected(graph.nodes.keys(), (node) => (graph.edges.get(node) ?? []).map(({ to }) => to))
 }
 
 /** A level of a cycle, or `undefined` outside every cycle. */
