@@ -1,4 +1,4 @@
-// Speed of src/parse.ts against JSON.parse and other parsers on request-body-like payloads.
+// Speed of src/parse/parse.ts against JSON.parse and other parsers on request-body-like payloads.
 // Run: node --expose-gc --import ./test/register.js benchmarks/parse.ts [--quick]
 // Writes benchmarks/results/parse-latest.json (see docs/parsing.md).
 import { Buffer, isUtf8 } from 'node:buffer'

@@ -32,7 +32,7 @@ const QUIET_HEADERS = {
 // ratelimit-* of the IETF drafts, ratelimit-policy included) are taken off the address's responses.
 const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
 
-// Before any registration allocates: see src/tick.ts.
+// Before any registration allocates: see src/address/tick.ts.
 keepTickObject()
 
 function quiet (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {

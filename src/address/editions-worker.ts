@@ -1,4 +1,4 @@
-// The judge's thread (src/editions-judge.ts): builds an edition read from Redis exactly as the
+// The judge's thread (src/address/editions-judge.ts): builds an edition read from Redis exactly as the
 // address would, and says whether it was refused. Nothing built here is kept: only the verdict
 // crosses back, and the thread can be stopped at any point of a build.
 import { parentPort } from 'node:worker_threads'

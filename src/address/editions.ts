@@ -103,7 +103,7 @@ const isVersion = (raw: string): boolean => /^[1-9][0-9]{0,14}$/.test(raw) && Nu
  * Everything that reads or writes the hash runs in one sequence (#run): a read after a
  * notification, then the updates queued meanwhile, applied together to the edition served and
  * stored by one compare-and-set. What is read is untrusted: bounded in size by the script, and
- * judged off the event loop (src/editions-judge.ts) unless its form is the one already served.
+ * judged off the event loop (src/address/editions-judge.ts) unless its form is the one already served.
  */
 export class SharedEditions<E extends Versioned> {
   readonly #redis: SharedRedis

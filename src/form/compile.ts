@@ -180,7 +180,7 @@ const namesRequired = (key: string, value: Json): readonly Json[] => {
 }
 
 // Formats checked exactly as draft 2020-12 defines them (the JSON Schema Test Suite agrees on every
-// case): these from ajv-formats, and those of src/formats.ts. Any other format is refused rather
+// case): these from ajv-formats, and those of src/form/formats.ts. Any other format is refused rather
 // than half-enforced: ajv-formats' hostname, say, accepts invalid IDNA labels.
 const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
 
@@ -235,7 +235,7 @@ function compile (form: JsonObject, allErrors: boolean, ownProperties: boolean, 
     unicodeRegExp: true,
     allErrors, // every failed constraint, for `explain` and for wide forms (NESTING); the verdict is the same
     logger: false,
-    // draft §7.4: every $ref is a call of its own, so that src/bounded.ts can remember its verdicts.
+    // draft §7.4: every $ref is a call of its own, so that src/form/bounded.ts can remember its verdicts.
     inlineRefs: false,
     code: {
       // draft §7.4: the body is the attacker's, so patterns run in time linear in the string.

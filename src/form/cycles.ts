@@ -20,7 +20,7 @@ interface Step {
  * A `$ref` cycle that comes back to a schema without descending into the value (`a: {anyOf: [{$ref:
  * a}]}`) never ends: JSON Schema leaves its meaning undefined and a validator recurses until the
  * stack runs out. Such a form is refused, naming the cycle (draft §7.4). The validator still fails
- * closed on any cycle this walk could not see (src/bounded.ts).
+ * closed on any cycle this walk could not see (src/form/bounded.ts).
  */
 export function refuseInPlaceCycles (envs: readonly Env[], resolver: (baseId: string, ref: string) => string, address: string,
   where: (schema: unknown) => string): void {

@@ -1,4 +1,4 @@
-// Generated from src/scan.wat by `npm run build:wasm`: edit that file, not this one.
+// Generated from src/parse/scan.wat by `npm run build:wasm`: edit that file, not this one.
 export const SCAN_WASM =
   'AGFzbQEAAAABDAJgAn9/AX9gAX8BfwMDAgABBQMBAAEHEQIGbWVtb3J5AgAEc2NhbgAACokHAq4GAwF/AnsSf0F/IRYCQANA' +
   'IAIgAE8NASAC/QAEACEDIAP9DCIiIiIiIiIiIiIiIiIiIiL9I/1kIQUgA/0MXFxcXFxcXFxcXFxcXFxcXP0j/WQhBiAFIAZy' +

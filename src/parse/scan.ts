@@ -1,5 +1,5 @@
-// The structural scan behind src/parse.ts: one pass over the bytes that never recurses.
-// It runs as WebAssembly SIMD (src/scan.wat), sixteen bytes at a time; where WebAssembly is
+// The structural scan behind src/parse/parse.ts: one pass over the bytes that never recurses.
+// It runs as WebAssembly SIMD (src/parse/scan.wat), sixteen bytes at a time; where WebAssembly is
 // unavailable (node --jitless, or a CPU without SIMD) the same scan runs in JavaScript.
 import { Buffer } from 'node:buffer'
 import { SCAN_WASM } from './scan-wasm.ts'

@@ -1,5 +1,5 @@
-;; The structural scan of src/parse.ts, sixteen bytes at a time (WebAssembly SIMD).
-;; Source of src/scan-wasm.ts: `npm run build:wasm` assembles it; test/parse.test.ts checks that
+;; The structural scan of src/parse/parse.ts, sixteen bytes at a time (WebAssembly SIMD).
+;; Source of src/parse/scan-wasm.ts: `npm run build:wasm` assembles it; test/parse/parse.test.ts checks that
 ;; the two agree. What the scan finds and why: docs/parsing.md.
 ;;
 ;; scan(length, maxDepth) reads the body at memory[0, length), followed by at least 32 zero bytes,

@@ -15,7 +15,7 @@ import { freePort } from '../helpers/port.ts'
 import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
 
 // Several instances of one address in this process, each with its own Redis client: what a
-// host sees of sharing, short of separate processes (test/editions.test.ts has those).
+// host sees of sharing, short of separate processes (test/address/editions.test.ts has those).
 describe('shared editions, instances in one process', () => {
   let port: number
   let server: ChildProcess

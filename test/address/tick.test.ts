@@ -1,4 +1,4 @@
-// One process.nextTick object is kept alive from the moment the package loads (src/tick.ts), so
+// One process.nextTick object is kept alive from the moment the package loads (src/address/tick.ts), so
 // that a full collection never clears its maps and nextTick's literal stays on V8's fast path.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'

@@ -7,7 +7,7 @@ import { compileForm, freezeJson, type Json, type JsonObject } from '../../src/f
 import { array, blocks, deepest, list, nested, nodes, randomBody, randomForm, refs, shared, unrolled } from '../fixtures/forms.ts'
 import { host } from '../helpers/host.ts'
 
-/** Validates and reports the work done, checked against the bound of src/bounded.ts. */
+/** Validates and reports the work done, checked against the bound of src/form/bounded.ts. */
 function decide (form: JsonObject, body: Json, allErrors = false): { valid: boolean, evaluations: number, calls: number } {
   const validate = compileForm(freezeJson(form, '/'), '/', { allErrors })
   const before = { ...work }

@@ -1,4 +1,4 @@
-// The format checkers of our own (src/formats.ts), against RFC 3339 and RFC 9562 directly.
+// The format checkers of our own (src/form/formats.ts), against RFC 3339 and RFC 9562 directly.
 // The JSON Schema Test Suite's format cases run in scripts/schema-suite.ts.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'

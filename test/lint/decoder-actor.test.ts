@@ -94,7 +94,7 @@ describe('XGrammar acting on live addresses', () => {
     const slipsOfNoteBoard: string[] = []
     for (const [i, address] of addresses.entries()) {
       const acted = await xgrammar.act(address.form, { bodies: address.bodies, next: random(20261201 + i) })
-      // lint says which forms the converter refuses: test/lint-xgrammar.test.ts holds it to that
+      // lint says which forms the converter refuses: test/lint/xgrammar.test.ts holds it to that
       if ('error' in acted) continue
       const exact = !address.findings.some((f) => f.rule === 'decoder-loosens' || f.rule === 'integer-unsafe' || f.rule === 'proto-member')
       if (exact) tally.exactForms++

@@ -1,5 +1,5 @@
-// The structural scan (src/scan.ts): WebAssembly and JavaScript, checked against each other and
-// against what the parsed value says. The parser built on it is tested in test/parse.test.ts.
+// The structural scan (src/parse/scan.ts): WebAssembly and JavaScript, checked against each other and
+// against what the parsed value says. The parser built on it is tested in test/parse/parse.test.ts.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Buffer } from 'node:buffer'
@@ -15,7 +15,7 @@ const SEED = 20261130
 const wasm = scanWasm as Scan
 
 describe('the WebAssembly scan', () => {
-  it('is src/scan.wat, assembled', async () => {
+  it('is src/parse/scan.wat, assembled', async () => {
     assert.equal(readFileSync(new URL('../../src/parse/scan-wasm.ts', import.meta.url), 'utf8'), await assemble())
   })
 

@@ -1,4 +1,4 @@
-// The linear-time pattern matcher (src/pattern.ts), against V8's backtracking RegExp with the u flag
+// The linear-time pattern matcher (src/form/pattern/pattern.ts), against V8's backtracking RegExp with the u flag
 // as the oracle on short texts, and against its own step bound on long ones.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -8,7 +8,7 @@ import { compilePattern, linearRegExp, MAX_STATES, PatternError, STEPS_PER_CHAR,
 
 const SEED = 20261201
 
-/** The documented bound on the work of one test (src/pattern.ts, docs/patterns.md). */
+/** The documented bound on the work of one test (src/form/pattern/pattern.ts, docs/patterns.md). */
 function withinBound (m: LinearPattern, text: string): boolean {
   return m.steps <= 16 * (m.states + 1) * (text.length + 1)
 }
