@@ -1,7 +1,7 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
 import { applicators } from '../json/applicators.ts'
-import { escape, unescape } from '../json/pointer.ts'
+import { escape, valueAt } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
 export { escape, isObject, type Json, type JsonObject }
@@ -74,16 +74,7 @@ export function refTarget (ref: Json | undefined): string | undefined {
 }
 
 /** The value at a JSON Pointer of the form, or undefined. */
-export function resolve (form: Json, pointer: string): Json | undefined {
-  if (pointer === '') return form
-  let here: Json | undefined = form
-  for (const token of pointer.slice(1).split('/').map(unescape)) {
-    if (Array.isArray(here)) here = here[Number(token)]
-    else if (isObject(here)) here = Object.hasOwn(here, token) ? here[token] : undefined
-    else return undefined
-  }
-  return here
-}
+export const resolve = valueAt
 
 export const TYPES = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'] as const
 export type TypeName = typeof TYPES[number]

@@ -1,4 +1,4 @@
-import { unescape } from '../json/pointer.ts'
+import { unescape, valueAt } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 import { escapeHtml as esc } from './escape.ts'
 import { oneLine } from './one-line.ts'
@@ -98,14 +98,7 @@ function resolve (root: Json, ref: string): Json | undefined {
   }
   if (pointer === '') return root
   if (!pointer.startsWith('/')) return anchored(root, pointer)
-  let at: Json | undefined = root
-  for (const token of pointer.slice(1).split('/')) {
-    const key = unescape(token)
-    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(key)) at = at[Number(key)]
-    else if (isObject(at) && Object.hasOwn(at, key)) at = at[key]
-    else return undefined
-  }
-  return at
+  return valueAt(root, pointer)
 }
 
 // Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.

@@ -4,7 +4,7 @@
 import { GPT_ERR_UNROLL } from '../errors.ts'
 import { applicators } from '../json/applicators.ts'
 import { freezeJson } from '../json/freeze.ts'
-import { escape, unescape } from '../json/pointer.ts'
+import { escape, unescape, valueAt } from '../json/pointer.ts'
 import { stronglyConnected } from '../json/scc.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
@@ -56,17 +56,12 @@ function locate (form: Json, ref: Json | undefined, at: string): { pointer: stri
   } catch {
     return refuse(`${where} ("${ref}") is not a valid URI fragment`)
   }
-  let schema: Json | undefined = form
-  const tokens: string[] = []
-  for (const token of decoded === '' ? [] : decoded.slice(1).split('/').map(unescape)) {
-    if (Array.isArray(schema) && /^(0|[1-9]\d*)$/.test(token)) schema = schema[Number(token)]
-    else if (isObject(schema) && Object.hasOwn(schema, token)) schema = schema[token]
-    else schema = undefined
-    if (schema === undefined) return refuse(`${where} ("${ref}") does not resolve within the form`)
-    tokens.push(escape(token))
-  }
+  const schema = valueAt(form, decoded)
+  if (schema === undefined) return refuse(`${where} ("${ref}") does not resolve within the form`)
   if (typeof schema !== 'boolean' && !isObject(schema)) return refuse(`${where} ("${ref}") names a value that is not a schema`)
-  return { pointer: tokens.map((token) => `/${token}`).join(''), schema: schema as Json }
+  // The pointer written one way: each token unescaped, then escaped again ("~2" becomes "~02").
+  const pointer = decoded === '' ? '' : decoded.slice(1).split('/').map((token) => `/${escape(unescape(token))}`).join('')
+  return { pointer, schema }
 }
 
 /**
