@@ -5,7 +5,7 @@
 // Arguments: --side baseline|gpt  --rate-limit on|off  --mounts N (gpt only: addresses /a0 ... /aN-1)
 //            --lint on|off (gpt only: the `lint` option, on by default)
 //            --module PATH (gpt only: another build's index.js instead of the package, to try a change)
-//            --keep-tick  keep one process.nextTick object alive as fastify-gpt does (src/tick.ts)
+//            --keep-tick  keep one process.nextTick object alive as fastify-gpt does (src/address/tick.ts)
 //            --beside  instead of the form's routes, a plain GET / sending the arrival bytes; the gpt
 //                      side also registers an address at /other, which the load never asks for
 // Only the gpt side loads fastify-gpt: the baseline's process never holds its code.
@@ -84,8 +84,8 @@ function address (app: FastifyInstance, prefix?: string, extra: { html?: boolean
 
 const app = Fastify({ logger: false })
 const started = performance.now()
-// The one V8 remedy fastify-gpt applies to its process (src/tick.ts), for a baseline that wants it.
-if (values['keep-tick']) (await import('../src/tick.ts')).keepTickObject()
+// The one V8 remedy fastify-gpt applies to its process (src/address/tick.ts), for a baseline that wants it.
+if (values['keep-tick']) (await import('../src/address/tick.ts')).keepTickObject()
 if (side !== 'baseline' && side !== 'gpt') throw new Error(`--side must be baseline or gpt, not ${side}`)
 if (values.beside) {
   plain(app)

@@ -1,4 +1,4 @@
-// Speed of src/parse.ts against JSON.parse and other parsers on request-body-like payloads.
+// Speed of src/parse/parse.ts against JSON.parse and other parsers on request-body-like payloads.
 // Run: node --expose-gc --import ./test/register.js benchmarks/parse.ts [--quick]
 // Writes benchmarks/results/parse-latest.json (see docs/parsing.md).
 import { Buffer, isUtf8 } from 'node:buffer'
@@ -9,8 +9,8 @@ import { deepStrictEqual } from 'node:assert/strict'
 import secureJson from 'secure-json-parse'
 import { parse as losslessParse } from 'lossless-json'
 import { random } from '../src/check/generate.ts'
-import { parse } from '../src/parse.ts'
-import { scanJs, scanWasm } from '../src/scan.ts'
+import { parse } from '../src/parse/parse.ts'
+import { scanJs, scanWasm } from '../src/parse/scan.ts'
 
 const require = createRequire(import.meta.url)
 // json-dup-key-validator ships no types: describe the one function used

@@ -1,9 +1,9 @@
-// Speed of src/pattern.ts against V8's RegExp with the u flag: typical form patterns in ns per
+// Speed of src/form/pattern/pattern.ts against V8's RegExp with the u flag: typical form patterns in ns per
 // character, and catastrophic patterns at the sizes where V8 still finishes.
 // Run: npm run bench:patterns [-- --quick]. Writes benchmarks/results/patterns-latest.json (see docs/patterns.md).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
-import { compilePattern } from '../src/pattern.ts'
+import { compilePattern } from '../src/form/pattern/pattern.ts'
 
 const quick = process.argv.includes('--quick')
 const BUDGET_NS = quick ? 20e6 : 300e6

@@ -6,7 +6,7 @@
 //          sends the note board's arrival as precomputed bytes, POST has `schema: { body: form }`
 //          with Fastify's default JSON parser and Ajv
 //   bare-kept  the same, keeping one process.nextTick object alive as fastify-gpt does
-//          (src/tick.ts): without it a bare host may pay V8's megamorphic tick on every request
+//          (src/address/tick.ts): without it a bare host may pay V8's megamorphic tick on every request
 //          (docs/benchmarks.md, "A process-wide cost"), which flatters fastify-gpt
 //   hono   @hono/zod-openapi on @hono/node-server: the forms as strict zod objects, one
 //          `createRoute` each; GET /doc is the OpenAPI document (`app.doc`)
@@ -40,7 +40,7 @@ async function gpt (): Promise<Listening> {
 }
 
 async function bare (): Promise<Listening> {
-  if (values.stack === 'bare-kept') (await import('../src/tick.ts')).keepTickObject()
+  if (values.stack === 'bare-kept') (await import('../src/address/tick.ts')).keepTickObject()
   const { default: Fastify } = await import('fastify')
   const app = Fastify({ logger: false })
   app.get('/note', (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(noteArrival))

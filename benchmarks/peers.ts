@@ -10,7 +10,7 @@
 //                          string. Writes benchmarks/results/peers-latest.json
 //   --stacks gpt,bare      only these (the way "harness B" measured fastify-gpt against bare
 //                          Fastify: the ratios bare/gpt are printed whenever both are in);
-//                          also bare-kept: bare Fastify keeping a tick object alive (src/tick.ts)
+//                          also bare-kept: bare Fastify keeping a tick object alive (src/address/tick.ts)
 //   --smoke                no warm-up, 1 run of 100 requests, 10 connections: statuses and the
 //                          behaviour table only (for CI)
 // Options: --runs N (5) --requests N (20,000; a tenth at 64 KB and for mcp) --warmup N (= requests)

@@ -1,11 +1,11 @@
-// Compiles the JSON Schema 2020-12 meta-schema into src/meta-schema.ts with Ajv's standalone code
+// Compiles the JSON Schema 2020-12 meta-schema into src/form/meta-schema.ts with Ajv's standalone code
 // generation, the same validator `new Ajv2020().validateSchema` compiles, once and ahead of time.
-// Run: npm run build:meta-schema. `--check` only compares, and fails if src/meta-schema.ts is stale.
+// Run: npm run build:meta-schema. `--check` only compares, and fails if src/form/meta-schema.ts is stale.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import standaloneCode from 'ajv/dist/standalone/index.js'
 import { writeOrCheck } from './generated.ts'
 
-const target = new URL('../src/meta-schema.ts', import.meta.url)
+const target = new URL('../src/form/meta-schema.ts', import.meta.url)
 const META_SCHEMA = 'https://json-schema.org/draft/2020-12/schema'
 
 export function generate (): string {

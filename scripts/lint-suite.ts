@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { check, tally } from '../test/helpers/lint-check.ts'
-import type { Json } from '../src/form.ts'
+import type { Json } from '../src/form/compile.ts'
 
 const root = process.argv[2] ?? join(import.meta.dirname, '../../shared/testdata/JSON-Schema-Test-Suite/tests/draft2020-12')
 const files = (dir: string): string[] => readdirSync(dir).flatMap((name) => {

@@ -4,9 +4,9 @@
 //   npm run check:schema-suite -- <JSON-Schema-Test-Suite>/tests/draft2020-12
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { compileForm, freezeJson, type JsonObject } from '../src/form.ts'
-import { renderPage } from '../src/html.ts'
-import { parse } from '../src/parse.ts'
+import { compileForm, freezeJson, type JsonObject } from '../src/form/compile.ts'
+import { renderPage } from '../src/page/html.ts'
+import { parse } from '../src/parse/parse.ts'
 
 // Where CI keeps the suite (.ci/run): the shared test data beside the checkout.
 const root = process.argv[2] ?? join(import.meta.dirname, '../../shared/testdata/JSON-Schema-Test-Suite/tests/draft2020-12')

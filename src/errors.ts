@@ -56,7 +56,7 @@ export const GPT_ERR_FORM_PATTERN = createError<'GPT_ERR_FORM_PATTERN', Named>(
 export const GPT_ERR_EDITION_NOT_STORED = createError<'GPT_ERR_EDITION_NOT_STORED', Named>(
   'GPT_ERR_EDITION_NOT_STORED', 'fastify-gpt address %s: the edition was not stored in Redis: %s')
 
-/** A form `unroll` cannot make finite as it stands (src/unroll.ts), or a bad `depth`. */
+/** A form `unroll` cannot make finite as it stands (src/unroll/unroll.ts), or a bad `depth`. */
 export const GPT_ERR_UNROLL = createError<'GPT_ERR_UNROLL', [detail: string]>(
   'GPT_ERR_UNROLL', 'fastify-gpt unroll: %s')
 

@@ -10,15 +10,15 @@ import type {
   RegisterOptions
 } from 'fastify'
 import fp from 'fastify-plugin'
-import { installAct } from './act.ts'
-import { Address } from './address.ts'
-import { arrivalHandler, codedTag } from './arrival.ts'
-import { installLinks } from './links/host.ts'
+import { installAct } from './address/act.ts'
+import { Address } from './address/address.ts'
+import { arrivalHandler, codedTag } from './address/arrival.ts'
 import { installJobs } from './jobs/index.ts'
-import { openapiRoute } from './openapi.ts'
-import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './options.ts'
-import { reviewed } from './review.ts'
-import { keepTickObject } from './tick.ts'
+import { installLinks } from './links/host.ts'
+import { openapiRoute } from './address/openapi.ts'
+import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './address/options.ts'
+import { reviewed } from './address/review.ts'
+import { keepTickObject } from './address/tick.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
@@ -28,7 +28,7 @@ const QUIET_HEADERS = {
   addHeadersOnExceeding: SILENT,
   addHeaders: { ...SILENT, 'retry-after': true }
 } satisfies RateLimitPluginOptions
-// Before any registration allocates: see src/tick.ts.
+// Before any registration allocates: see src/address/tick.ts.
 keepTickObject()
 
 /**
@@ -44,7 +44,7 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
-  // A host's rate-limit headers are taken off in each route's last onSend (quiet, src/arrival.ts):
+  // A host's rate-limit headers are taken off in each route's last onSend (quiet, src/address/arrival.ts):
   // one hook a request instead of two.
   if (settings.rateLimit !== false) {
     await instance.register(rateLimit, { ...QUIET_HEADERS, ...rateLimitDefaults(settings), ...settings.rateLimit, global: true })
@@ -117,16 +117,16 @@ export const gpt = fp(plugin as FastifyPluginAsync<GptOptions>, {
 
 export default gpt
 export * from './errors.ts'
-export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './options.ts'
-export { MAX_DEPTH_CEILING } from './review.ts'
+export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './address/options.ts'
+export { MAX_DEPTH_CEILING } from './address/review.ts'
 export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
-export type { Body } from './body.ts'
+export type { Body } from './address/body.ts'
 export type {
   Act, ActContext, AddressView, BackgroundOptions, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
-} from './options.ts'
-export type { ShareOptions, SharedRedis } from './editions.ts'
-export type { Json, JsonObject } from './form.ts'
+} from './address/options.ts'
+export type { ShareOptions, SharedRedis } from './address/share.ts'
+export type { Json, JsonObject } from './form/compile.ts'
 export { withLinks } from './links/result.ts'
 export type { Link, LinkOption } from './links/option.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).
-export type {} from './act.ts'
+export type {} from './address/act.ts'

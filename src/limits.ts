@@ -1,4 +1,5 @@
 import { GPT_ERR_CONTENT_TOO_LARGE, GPT_ERR_FORM_TOO_DEEP, GPT_ERR_FORM_TOO_LARGE, GPT_ERR_OPTION_INVALID } from './errors.ts'
+import { escape } from './json/pointer.ts'
 
 /**
  * How large an edition may be: the form (bytes of its compact JSON, nesting of its objects and
@@ -120,7 +121,7 @@ export function measureForm (form: unknown, address: string, limits: Pick<Limits
       bytes += 2 + Math.max(0, keys.length - 1)
       for (const key of keys) {
         if (!Array.isArray(value)) bytes += Buffer.byteLength(JSON.stringify(key)) + 1
-        stack.push([(value as Record<string, unknown>)[key], `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, depth + 1])
+        stack.push([(value as Record<string, unknown>)[key], `${at}/${escape(key)}`, depth + 1])
       }
     }
     if (bytes > limits.formBytes) {

@@ -1,4 +1,4 @@
-import { parse, ParseError } from '../parse.ts'
+import { parse, ParseError } from '../parse/parse.ts'
 import type { Finding } from '../lint/index.ts'
 import { TEXT_MATCHED } from '../lint/wire.ts'
 import { bytes } from './bytes.ts'

@@ -1,4 +1,5 @@
-import { parse } from '../parse.ts'
+import { isObject } from '../json/value.ts'
+import { parse } from '../parse/parse.ts'
 import type { Form } from './act.ts'
 import type { Answer, Client } from './client.ts'
 import { extent, MAX_FORM_DEPTH, MAX_FORM_PARTS, MAX_ARRIVAL_VALUES, values } from './extent.ts'
@@ -61,8 +62,6 @@ export async function checkArrival (client: Client, results: Results, judgeTimeo
   await html(client, results, first, arrival)
   return { reached: true, s: form, arrival, ...(unfinished === undefined ? {} : { unfinished }) }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** draft §3.2: what is wrong with a parsed arrival's members, if anything (`p` a string, `m` messages, `s` an object). */
 export function wrongMembers (body: unknown): string | undefined {

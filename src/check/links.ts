@@ -1,4 +1,4 @@
-import { parse } from '../parse.ts'
+import { parse } from '../parse/parse.ts'
 import { wrongMembers } from './arrival.ts'
 import { held, type Answer, type Client } from './client.ts'
 import { MAX_ARRIVAL_VALUES, values } from './extent.ts'

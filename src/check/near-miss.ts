@@ -1,5 +1,7 @@
 import type { Generated, Path, Schema } from './generate.ts'
 import type { Admits } from './judge.ts'
+import { escape } from '../json/pointer.ts'
+import { isObject as isJsonObject } from '../json/value.ts'
 
 // Near-misses: an admitted value with one location changed so that one keyword of the form refuses
 // it. The judge decides each; only a value it refuses, for the keyword aimed at, is kept.
@@ -35,8 +37,7 @@ const within = (keyword: string, bound: number, copied?: unknown): number => {
   if (bound * each > NEAR_BYTES) throw new Beyond(`"${keyword}": ${bound} asks for a near-miss larger than the checker builds (${NEAR_BYTES} bytes)`)
   return bound
 }
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
+const isObject = isJsonObject as (value: unknown) => value is Record<string, unknown>
 
 /** Other values to put in place of `current`, one list per keyword it aims at. */
 function candidates (keyword: string, schema: Schema, current: unknown): unknown[] {
@@ -118,7 +119,7 @@ export function valueAt (root: unknown, path: Path): unknown {
   return node
 }
 
-export const pointer = (path: Path): string => path.map((step) => `/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('')
+export const pointer = (path: Path): string => path.map((step) => `/${escape(String(step))}`).join('')
 
 /** The near-misses found, and for a keyword with none, why none could be built, when known. */
 export interface NearMisses {

@@ -1,6 +1,6 @@
 // The checker's vocabulary: what a check sends, what comes back and what it concludes. Nothing
 // here knows HTTP or Fastify: a transport is any function from a request to a response.
-import type { RuntimeVerdict } from '../html.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
 
 export interface Request {
   readonly method: 'GET' | 'POST'

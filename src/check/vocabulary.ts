@@ -1,10 +1,12 @@
 // The keywords a form uses to constrain values, found where 2020-12 puts subschemas (never a
 // property name that happens to read "type").
+import { applicators } from '../json/applicators.ts'
+import { isObject as isJsonObject } from '../json/value.ts'
 
 // Keywords whose value is a subschema, a list of them, or a map of them.
-const ONE = ['additionalProperties', 'items', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
-const LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems']
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+const ONE = applicators('one')
+const LIST = applicators('list')
+const MAP = applicators('map')
 
 // Keywords that say nothing about which values are admitted by themselves: identifiers,
 // annotations (draft §4.3: description carries no weight) and the applicators walked into.
@@ -12,7 +14,7 @@ const SILENT = new Set(['$schema', '$id', '$anchor', '$dynamicAnchor', '$comment
   'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly',
   'contentEncoding', 'contentMediaType', 'contentSchema', 'properties', 'prefixItems', 'items', 'allOf', 'anyOf', 'oneOf'])
 
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
+const isObject = isJsonObject as (value: unknown) => value is Record<string, unknown>
 
 /** Every constraining keyword of `form`, each once. */
 export function constraints (form: object): string[] {

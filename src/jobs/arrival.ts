@@ -1,4 +1,4 @@
-import type { JsonObject } from '../form.ts'
+import type { JsonObject } from '../form/compile.ts'
 import type { Job, Status } from './job.ts'
 
 /**

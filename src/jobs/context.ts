@@ -1,4 +1,4 @@
-import type { ActContext } from '../options.ts'
+import type { ActContext } from '../address/options.ts'
 
 /**
  * An act's context whose AbortController is made only when the act reads `signal`: most acts

@@ -1,7 +1,7 @@
 // Acts that outlive a request (Appendix B, "Long-Running Acts"; docs/jobs.md). The plugin entry
 // wires this in: the act the core calls comes from here, and so do the job addresses' routes.
 import type { FastifyInstance } from 'fastify'
-import type { Settings } from '../options.ts'
+import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
 import { backgroundAct, drainingAct } from './run.ts'
 import { resolveBackground } from './settings.ts'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Act, Settings } from '../options.ts'
+import type { Act, Settings } from '../address/options.ts'
 import { LazyContext } from './context.ts'
 import { drain, isProgressing } from './iterable.ts'
 import type { Job } from './job.ts'

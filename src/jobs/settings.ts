@@ -1,5 +1,5 @@
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import type { Settings } from '../options.ts'
+import type { Settings } from '../address/options.ts'
 
 /** `background` checked, defaulted and frozen (docs/jobs.md). */
 export interface BackgroundSettings {

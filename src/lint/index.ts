@@ -1,21 +1,19 @@
 // fastify-gpt/lint: who can act on a form, and what it really admits. Runs once per form, before
 // any actor arrives; the address itself never imports it. Rules and fixes: docs/forms.md.
 import { limits, disagreements } from './address.ts'
+import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_DEPTH } from '../defaults.ts'
 import { GPT_ERR_FORM_TOO_DEEP } from '../errors.ts'
 import { DEFAULT_LIMITS, measureForm } from '../limits.ts'
-import type { RuntimeVerdict } from '../html.ts'
 import { PROFILES, type Context, type Judgement, type Profile } from './decoders.ts'
 import { refCycles } from './recursion.ts'
 import { walk, type Json } from './schema.ts'
 import { surface } from './surface.ts'
-import { DECODERS, type DecoderName, type Finding, type LintOptions, type Severity } from './types.ts'
+import { DECODERS, type DecoderName, type Finding, type LintOptions, type RuntimeVerdict, type Severity } from './types.ts'
 import { vocabulary } from './vocabulary.ts'
 
 export { DECODERS, type DecoderName, type Finding, type LintOptions, type Severity }
 export type { Verdict } from './decoders.ts'
 
-const DEFAULT_BODY_LIMIT = 65536
-const DEFAULT_MAX_DEPTH = 64
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 }
 
 /** Findings about a form (a JSON Schema 2020-12 value, as published in `s`), errors first. */

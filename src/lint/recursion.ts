@@ -1,4 +1,5 @@
 // draft §4.2: recursion should be bounded by the schema itself. A cycle of local $refs is not.
+import { stronglyConnected } from '../json/scc.ts'
 import { isObject, refTarget, resolve, walk, type Json } from './schema.ts'
 
 export interface Cycle {
@@ -27,8 +28,8 @@ interface Edge { readonly to: number, readonly ref: string | undefined }
  * The cycles of local `$ref`s. Nodes are every subschema; a schema leads to the subschemas it
  * applies (not its `$defs`: a definition applies only where a `$ref` leads) and a `$ref` to its
  * target, so a cycle may pass through a schema that contains, in place, another one's target.
- * One depth-first search, without recursion: a back edge closes a cycle, and Tarjan's components
- * say which `$ref`s stand on one.
+ * One depth-first search, without recursion: a back edge closes a cycle; the strongly connected
+ * components (json/scc.ts) say which `$ref`s stand on one.
  */
 export function refCycles (form: Json): Recursion {
   const pointers: string[] = []
@@ -54,24 +55,19 @@ export function refCycles (form: Json): Recursion {
 
   const n = pointers.length
   const index = new Array<number>(n).fill(-1)
-  const low = new Array<number>(n).fill(0)
-  const component = new Array<number>(n).fill(-1)
   const onPath = new Array<boolean>(n).fill(false)
   const entered = new Array<number>(n).fill(0) // refs on the path when the node was entered
-  const tarjan: number[] = []
   const path: Array<{ node: number, next: number, via: string | undefined }> = []
   const pathRefs: string[] = []
   const cycles: Cycle[] = []
   const closed = new Set<string>()
   let counter = 0
-  let components = 0
 
   const enter = (node: number, via: string | undefined): void => {
     if (via !== undefined) pathRefs.push(via)
-    index[node] = low[node] = counter++
+    index[node] = counter++
     entered[node] = pathRefs.length
     onPath[node] = true
-    tarjan.push(node)
     path.push({ node, next: 0, via })
   }
   const close = (start: number, via: string | undefined): void => {
@@ -91,20 +87,15 @@ export function refCycles (form: Json): Recursion {
       if (edge !== undefined) {
         if (index[edge.to] === -1) enter(edge.to, edge.ref)
         else if (onPath[edge.to] === true) close(entered[edge.to] as number, edge.ref)
-        if (component[edge.to] === -1) low[frame.node] = Math.min(low[frame.node] as number, (index[edge.to] as number))
         continue
       }
       path.pop()
       onPath[frame.node] = false
       if (frame.via !== undefined) pathRefs.pop()
-      const parent = path[path.length - 1]
-      if (parent !== undefined) low[parent.node] = Math.min(low[parent.node] as number, low[frame.node] as number)
-      if (low[frame.node] === index[frame.node]) {
-        for (let member = tarjan.pop(); member !== undefined; member = member === frame.node ? undefined : tarjan.pop()) component[member] = components
-        components++
-      }
     }
   }
+  const component = new Array<number>(n).fill(-1)
+  stronglyConnected(pointers.keys(), (node) => (edges[node] ?? []).map(({ to }) => to)).forEach((members, c) => { for (const member of members) component[member] = c })
   const cyclic = new Set(refs.filter(({ from, at }) => edges[from]?.some((e) => e.ref === at && component[e.to] === component[from]))
     .map(({ at }) => at))
   return { cycles, cyclic }

@@ -1,14 +1,10 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
-import type { Json, JsonObject } from '../form.ts'
+import { applicators } from '../json/applicators.ts'
+import { escape, valueAt } from '../json/pointer.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
-export type { Json, JsonObject }
-
-export const isObject = (value: unknown): value is JsonObject =>
-  value !== null && typeof value === 'object' && !Array.isArray(value)
-
-export const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')
-const unescape = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~')
+export { escape, isObject, type Json, type JsonObject }
 
 /** What a subschema is to its parent. */
 export type Role =
@@ -27,11 +23,11 @@ export interface Place {
   readonly parent: JsonObject | undefined
 }
 
-const VALUE = ['items', 'additionalProperties', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']
-const VALUE_LISTS = ['prefixItems']
-const VALUE_MAPS = ['properties', 'patternProperties']
-const IN_PLACE = ['not', 'if', 'then', 'else']
-const IN_PLACE_MAPS = ['dependentSchemas']
+const VALUE = applicators('one', 'part')
+const VALUE_LISTS = applicators('list', 'part')
+const VALUE_MAPS = applicators('map', 'part')
+const IN_PLACE = applicators('one', 'in-place')
+const IN_PLACE_MAPS = applicators('map', 'in-place')
 
 /** Every subschema of the form, parents first, each once (the form is a tree: see freezeJson). */
 export function walk (form: Json, visit: (schema: Json, place: Place) => void): void {
@@ -54,7 +50,7 @@ export function walk (form: Json, visit: (schema: Json, place: Place) => void): 
       }
     }
     for (const key of IN_PLACE_MAPS) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'in-place')
-    for (const key of ['$defs', 'definitions']) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'definition')
+    for (const key of applicators('map', 'definition')) for (const [name, item] of entries(schema[key])) child(item, `${at}/${key}/${escape(name)}`, 'definition')
   }
   go(form, { pointer: '', role: 'root', optional: false, parent: undefined })
 }
@@ -78,16 +74,7 @@ export function refTarget (ref: Json | undefined): string | undefined {
 }
 
 /** The value at a JSON Pointer of the form, or undefined. */
-export function resolve (form: Json, pointer: string): Json | undefined {
-  if (pointer === '') return form
-  let here: Json | undefined = form
-  for (const token of pointer.slice(1).split('/').map(unescape)) {
-    if (Array.isArray(here)) here = here[Number(token)]
-    else if (isObject(here)) here = Object.hasOwn(here, token) ? here[token] : undefined
-    else return undefined
-  }
-  return here
-}
+export const resolve = valueAt
 
 export const TYPES = ['null', 'boolean', 'object', 'array', 'number', 'integer', 'string'] as const
 export type TypeName = typeof TYPES[number]

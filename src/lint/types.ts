@@ -33,3 +33,13 @@ export interface LintOptions {
    */
   readonly limits?: { readonly formBytes?: number, readonly formDepth?: number }
 }
+
+/**
+ * What lint says of one decoder profile and this form (docs/forms.md): its runtime refuses the form,
+ * loosens part of it (its actors may send bodies refused with a 204), or enforces all of it.
+ */
+export interface RuntimeVerdict {
+  readonly decoder: string
+  readonly runtimes: string
+  readonly verdict: 'refused' | 'loosened' | 'exact'
+}

@@ -3,6 +3,7 @@
 // schemas it reaches, and each by the first of $ref, const, enum, anyOf/oneOf, allOf, type, object
 // keywords, array keywords; what it never reaches it neither refuses nor compiles.
 import { disjointOneOf } from './unions.ts'
+import { applicators } from '../json/applicators.ts'
 import { escape, isObject, listOf, literals, refTarget, resolve, typeOf, walk, type Json, type JsonObject } from './schema.ts'
 import { LONE_SURROGATES, RAW_CONTROLS, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from './wire.ts'
 
@@ -34,8 +35,9 @@ const ANY_VALUE = 'any value, by JSON\'s own grammar: a string may hold a lone s
 // Judged wherever the schema is reached, whatever else it holds.
 const IGNORED_EVERYWHERE = new Set(['not', 'then', 'else', 'dependentSchemas'])
 
-const SUBSCHEMA = ['items', 'unevaluatedItems', 'additionalProperties', 'unevaluatedProperties', 'propertyNames']
-const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas']
+// `contains` is left out: even a trivial one asks for an item.
+const SUBSCHEMA = applicators('one', 'part').filter((key) => key !== 'contains')
+const SUBSCHEMA_MAPS = applicators('map', 'part', 'in-place')
 /** Whether a schema admits every value: true, annotations, or applicators of such schemas only. */
 export const trivial = (schema: Json | undefined): boolean => schema === true || (isObject(schema) && Object.keys(schema).every((key) =>
   !ASSERTING.has(key) ||

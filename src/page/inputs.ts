@@ -1,4 +1,5 @@
-import type { Json, JsonObject } from '../form.ts'
+import { unescape, valueAt } from '../json/pointer.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
 import { escapeHtml as esc } from './escape.ts'
 import { oneLine } from './one-line.ts'
 
@@ -47,7 +48,6 @@ export function renderInputs (form: JsonObject): string {
   return value(form, { root: form, open: [], id: 0, nodes: 0, depth: 0, copies: 1, built: 0 }, { name: 'body', bare: true })
 }
 
-const isObject = (v: Json | undefined): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 const count = (v: Json | undefined): number | undefined => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined
 const finite = (v: Json | undefined): number | undefined => typeof v === 'number' && Number.isFinite(v) ? v : undefined
 const strings = (v: Json | undefined): string[] => Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
@@ -98,14 +98,7 @@ function resolve (root: Json, ref: string): Json | undefined {
   }
   if (pointer === '') return root
   if (!pointer.startsWith('/')) return anchored(root, pointer)
-  let at: Json | undefined = root
-  for (const token of pointer.slice(1).split('/')) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~')
-    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(key)) at = at[Number(key)]
-    else if (isObject(at) && Object.hasOwn(at, key)) at = at[key]
-    else return undefined
-  }
-  return at
+  return valueAt(root, pointer)
 }
 
 // Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.
@@ -374,7 +367,7 @@ function altName (alt: Json, i: number): string {
   if (typeof alt['title'] === 'string') return alt['title']
   if (typeof alt['$ref'] === 'string') {
     const last = alt['$ref'].split('/').pop()
-    if (last !== undefined && last !== '' && last !== '#') return last.replace(/~1/g, '/').replace(/~0/g, '~')
+    if (last !== undefined && last !== '' && last !== '#') return unescape(last)
   }
   if ('const' in alt) return show(alt['const'])
   const properties = alt['properties']

@@ -2,7 +2,7 @@
 // rule: the checker's tests run against each fault and expect exactly the checks it breaks to fail.
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import { parse } from '../../src/parse.ts'
+import { parse } from '../../src/parse/parse.ts'
 
 export const faultyForm = {
   type: 'object',

@@ -2,13 +2,14 @@
 // the converter refuses a form, it fails; where lint says a keyword is loosened, a body the grammar
 // accepts and the address refuses is found; where lint says the form is enforced exactly, no
 // near-miss body is accepted by the grammar and refused by the address. The address decides with
-// its own compiler and parser (src/form.ts, src/parse.ts), independently of lint.
-import { compileForm, freezeJson, type Json } from '../../src/form.ts'
+// its own compiler and parser (src/form/compile.ts, src/parse/parse.ts), independently of lint.
+import { compileForm, freezeJson, type Json } from '../../src/form/compile.ts'
 import { lint, type Finding } from '../../src/lint/index.ts'
-import { parse } from '../../src/parse.ts'
+import { parse } from '../../src/parse/parse.ts'
 import { bodyText, nearMisses, type Near } from './near-miss.ts'
 import { isObject, resolve } from '../../src/lint/schema.ts'
 import * as converter from './xgrammar.ts'
+import { unescape } from '../../src/json/pointer.ts'
 
 interface Grammar { readonly grammar?: unknown, readonly error?: unknown }
 const xgrammar = converter as unknown as {
@@ -100,7 +101,7 @@ async function showsByRemoval (form: Json, pointer: string, variants: Near[], sl
   const keyword = pointer.split('/').at(-1) ?? ''
   const node = resolve(without, pointer.slice(0, -keyword.length - 1))
   if (!isObject(node)) return false
-  delete (node as Record<string, Json>)[keyword.replaceAll('~1', '/').replaceAll('~0', '~')]
+  delete (node as Record<string, Json>)[unescape(keyword)]
   let validate
   try {
     validate = compileForm(freezeJson(without, 'without'), 'without')

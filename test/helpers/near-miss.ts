@@ -1,6 +1,6 @@
 // Values just inside and just outside a form: an example of each schema, and variants of it that
 // break one keyword at a time, each labelled with the pointer and keyword it aims at. Used to
-// check lint's decoder judgements against a real converter (test/lint-xgrammar.test.ts).
+// check lint's decoder judgements against a real converter (test/lint/xgrammar.test.ts).
 import { escape, isObject, listOf, refTarget, resolve, type Json, type JsonObject } from '../../src/lint/schema.ts'
 
 export interface Near {

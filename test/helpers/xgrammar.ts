@@ -1,6 +1,6 @@
 // XGrammar's own JSON Schema converter (@mlc-ai/web-xgrammar), for the tests: loaded, and its
 // actor walked, through the checker's one door to it (src/check/xgrammar.ts).
-import type { Json } from '../../src/form.ts'
+import type { Json } from '../../src/form/compile.ts'
 import { load, quietly, walk, type Disposable, type Walked, type XGrammar } from '../../src/check/xgrammar.ts'
 
 export { VOCABULARY } from '../../src/check/xgrammar.ts'

@@ -1,7 +1,7 @@
 // Anthropic structured outputs: what @anthropic-ai/sdk's transformJSONSchema keeps, moves into
 // the description, or throws on; and what the API refuses (recursive schemas).
 import { isObject, literals } from '../schema.ts'
-import type { Judgement, Profile } from '../decoders.ts'
+import type { Judgement, Profile } from './profile.ts'
 import { ASSERTIONS, each, oneOf, typeBesideLiterals } from './common.ts'
 
 const ANTHROPIC_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'uri', 'ipv4', 'ipv6', 'uuid'])

@@ -3,7 +3,7 @@
 import { disjointOneOf } from '../unions.ts'
 import { isObject, listOf, literals, ownTypes, typeOf, type Json, type JsonObject, type Place } from '../schema.ts'
 import type { DecoderName } from '../types.ts'
-import type { Context, Judgement, Profile } from '../decoders.ts'
+import type { Context, Judgement, Profile } from './profile.ts'
 
 export const STRING = ['minLength', 'maxLength', 'pattern', 'format']
 export const NUMBER = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']

@@ -1,9 +1,10 @@
 // llama.cpp: common/json-schema-to-grammar.cpp (common_schema_converter::visit) builds a GBNF
 // grammar; src/llama-grammar.cpp parses it, and the server answers 400 when either fails.
 import { isObject, listOf, walk, type Json, type JsonObject } from '../schema.ts'
-import type { Judgement } from '../decoders.ts'
+import type { Judgement } from './profile.ts'
 import { LONE_SURROGATES, NUMBER_OVERFLOW, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from '../wire.ts'
 import { ARRAY, ASSERTIONS, beside, each, isString, NUMBER, num, OBJECT, present, reading, STRING, tabled, typeBesideLiterals, under, undeclared } from './common.ts'
+import { escape } from '../../json/pointer.ts'
 
 const LLAMA_LOOSENED = ['multipleOf', 'not', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'uniqueItems', 'contains',
   'minContains', 'maxContains', 'patternProperties', 'propertyNames', 'minProperties', 'maxProperties', 'unevaluatedItems',
@@ -140,7 +141,7 @@ function llamaRefs (form: Json): Judgement[] {
     if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${at}/${i}`))
     if (!isObject(node)) return
     if (!Object.hasOwn(node, '$ref')) {
-      for (const [key, value] of Object.entries(node)) visit(value, `${at}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`)
+      for (const [key, value] of Object.entries(node)) visit(value, `${at}/${escape(key)}`)
       return
     }
     const ref = node['$ref']

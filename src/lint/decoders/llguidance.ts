@@ -1,7 +1,7 @@
 // llguidance: parser/src/json/schema.rs refuses every known keyword outside IMPLEMENTED (unless
 // lenient, which its callers do not set by default); compiler.rs builds the grammar.
 import { isObject, listOf, ownTypes, type Json, type JsonObject, type Place } from '../schema.ts'
-import type { Judgement } from '../decoders.ts'
+import type { Judgement } from './profile.ts'
 import { each, num, present, tabled } from './common.ts'
 import { DOT, hasDot, LONE_SURROGATES, REPEATED_NAMES } from '../wire.ts'
 

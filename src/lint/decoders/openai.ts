@@ -1,7 +1,7 @@
 // OpenAI Structured Outputs, strict: openai-node's toStrictJsonSchema and the API's documented subset.
 import { IRREGULAR } from '../xgrammar.ts'
 import { isObject, listOf, literals, ownTypes, refTarget, resolve, type Json, type JsonObject } from '../schema.ts'
-import type { Judgement, Profile } from '../decoders.ts'
+import type { Judgement, Profile } from './profile.ts'
 import { each, nullable, OBJECT, present } from './common.ts'
 
 const OPENAI_REFUSED = ['allOf', 'not', 'if', 'then', 'else', 'dependentRequired', 'dependentSchemas', 'patternProperties',

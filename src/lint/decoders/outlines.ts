@@ -2,9 +2,10 @@
 // first of OUTLINES_FIRST present decides it, then `type`; anything else is refused.
 import { anchored } from '../xgrammar.ts'
 import { isObject, listOf, ownTypes, resolve, type Json } from '../schema.ts'
-import type { Judgement } from '../decoders.ts'
+import type { Judgement } from './profile.ts'
 import { beside, each, isString, num, present, reading, tabled, typeBesideLiterals, undeclared } from './common.ts'
 import { NUMBER_OVERFLOW, REPEATED_NAMES, TEXT_MATCHED, textLeaks } from '../wire.ts'
+import { unescape } from '../../json/pointer.ts'
 
 const OUTLINES_FIRST = ['properties', 'allOf', 'anyOf', 'oneOf', 'prefixItems', 'enum', 'const', '$ref']
 const OUTLINES_LOOSENED = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'not', 'then', 'else',
@@ -16,7 +17,8 @@ function outlinesRecursion (form: Json, pointer: string): Judgement {
   const tokens = pointer.split('/')
   const at = tokens.lastIndexOf('properties', -2)
   const holder = at > 0 ? resolve(form, tokens.slice(0, at).join('/')) : undefined
-  const name = tokens[at + 1]?.replaceAll('~1', '/').replaceAll('~0', '~')
+  const token = tokens[at + 1]
+  const name = token === undefined ? undefined : unescape(token)
   if (isObject(holder) && name !== undefined && !listOf(holder['required']).includes(name)) {
     return { keyword: '$ref', verdict: 'tightened', why: 'recursion is cut after three levels' }
   }

@@ -1,8 +1,8 @@
 // XGrammar, as @mlc-ai/web-xgrammar 0.1.27 compiles it (strict mode, the default of vLLM and
 // SGLang): src/lint/xgrammar.ts walks the form as its converter does, once per lint; every
-// judgement is checked against the converter by test/lint-xgrammar.test.ts.
+// judgement is checked against the converter by test/lint/xgrammar.test.ts.
 import { converterWalk } from '../xgrammar.ts'
-import type { Context, Judgement, Profile } from '../decoders.ts'
+import type { Context, Judgement, Profile } from './profile.ts'
 
 const walks = new WeakMap<Context, Map<string, Judgement[]>>()
 export const xgrammar: Profile = {

@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto'
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
+import { customPolicy, renderPage } from '../page/html.ts'
+import type { RuntimeVerdict } from '../lint/types.ts'
+import type { Link } from '../links/option.ts'
+import type { Content } from '../types.ts'
+import type { Settings } from './options.ts'
+
+/** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
+export interface Representation {
+  readonly body: Buffer
+  readonly etag: string
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface Arrival {
+  readonly json: Representation
+  readonly html: Representation | undefined
+}
+
+/**
+ * Built once per edition, at registration or update (draft §7.4: a precomputed representation).
+ * `runtimes`: lint's word on the form, when the edition already has it (src/address/address.ts).
+ */
+export function buildArrival (content: Content, settings: Settings, runtimes = settings.review?.(content.form) ?? []): Arrival {
+  // Vary is not among them: send() adds Accept to the host's own Vary (CORS's Origin, say).
+  const common: Record<string, string> = {}
+  if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
+
+  // draft §3.2: "An address MAY include additional members": `l` names other addresses, and the
+  // Link header mirrors it (docs/links.md).
+  const links = settings.links?.named
+  if (links !== undefined && links.member.length > 0) common['link'] = links.header
+  const named = links === undefined || links.member.length === 0 ? {} : { l: links.member }
+  // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
+  const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form, ...named }))
+  return {
+    json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
+    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes, links?.member)
+  }
+}
+
+function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>,
+  runtimes: readonly RuntimeVerdict[], links?: readonly Link[]): Representation {
+  const view = { path: settings.path, ...content }
+  if (typeof settings.html === 'function') {
+    const page = customPage(settings.html(view), settings.path)
+    return representation(Buffer.from(page.body), {
+      ...common,
+      'content-type': 'text/html; charset=utf-8',
+      // Its own policy, as the default page has: the page's inline scripts and styles by hash,
+      // and what it loads from its own origin. A host's (@fastify/helmet's) would block them.
+      'content-security-policy': customPolicy(page.body),
+      'x-content-type-options': 'nosniff',
+      ...page.headers
+    })
+  }
+  const page = renderPage(view, runtimes, links)
+  return representation(Buffer.from(page.html), {
+    ...common,
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': page.csp,
+    'x-content-type-options': 'nosniff'
+  })
+}
+
+// Headers that describe the bytes as sent, which the address and Fastify set.
+const OWN_HEADERS = new Set(['etag', 'vary', 'content-length', 'content-encoding', 'transfer-encoding'])
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const FIELD_VALUE = /^[\x20-\x7e\t]*$/
+
+/** What a custom `html` function returned, checked: a string, or `{ body, headers }`. */
+function customPage (page: unknown, path: string): { body: string, headers: Record<string, string> } {
+  if (typeof page === 'string') return { body: page, headers: {} }
+  const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, `"html" returned ${detail}`)
+  if (page === null || typeof page !== 'object') throw invalid('neither a string nor { body, headers }')
+  const { body, headers = {}, ...rest } = page as { body?: unknown, headers?: unknown }
+  if (typeof body !== 'string' || Object.keys(rest).length > 0) throw invalid('an object other than { body: string, headers? }')
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw invalid('headers that are not an object of strings')
+  const checked: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name) || typeof value !== 'string' || !FIELD_VALUE.test(value)) throw invalid(`a header that is not a valid field: ${JSON.stringify(name)}`)
+    if (OWN_HEADERS.has(name.toLowerCase())) throw invalid(`the header ${name}, which the address sets`)
+    checked[name.toLowerCase()] = value
+  }
+  return { body, headers: checked }
+}
+
+/** A strong entity tag: the hash of the bytes (Appendix B, "Form Change"). */
+function representation (body: Buffer, headers: Record<string, string>): Representation {
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`
+  return { body, etag, headers: { ...headers, etag } }
+}
+
+// Only an Accept naming text/html can prefer it; every other request takes the fast path.
+const MENTIONS_HTML = /text\/html/i
+const OFFERED = ['application/json', 'text/html']
+
+/** What GET reads of its address: the edition it serves now (an Address, without importing it). */
+export interface Serving {
+  readonly current: { readonly arrival: Arrival }
+}
+
+/** GET (and so HEAD): the same bytes to every client, whatever it did before (draft §3.1, §3.2). */
+export function arrivalHandler (address: Serving): RouteHandlerMethod {
+  return (request, reply) => {
+    const { json, html } = address.current.arrival // one read: one edition
+    const accept = request.headers.accept
+    // draft §3.3: no Accept, or one without text/html, gets the JSON; never a 406.
+    if (html === undefined || accept === undefined || !MENTIONS_HTML.test(accept) || !prefersHtml(request)) {
+      return send(request, reply, json)
+    }
+    return send(request, reply, html)
+  }
+}
+
+function prefersHtml (request: FastifyRequest): boolean {
+  return request.accepts().type(OFFERED) === 'text/html'
+}
+
+function send (request: FastifyRequest, reply: FastifyReply, representation: Representation): FastifyReply {
+  reply.headers(representation.headers)
+  addVary(reply)
+  const ifNoneMatch = request.headers['if-none-match']
+  if (ifNoneMatch !== undefined) {
+    const named = matched(ifNoneMatch, representation.etag, true)
+    // RFC 9110 §15.4.5: the 304 carries the tag the client holds, of whichever coding it got.
+    if (named !== undefined) return reply.code(304).header('etag', named === '*' ? representation.etag : named).send()
+  }
+  return reply.send(representation.body)
+}
+
+/**
+ * Adds Accept to the Vary the host set (@fastify/cors's Origin, say), never replacing it: a
+ * cache must keep apart what the host's headers and the Accept negotiation (draft §3.3) tell apart.
+ */
+function addVary (reply: FastifyReply): void {
+  const host = reply.getHeader('vary')
+  if (host === undefined || host === '') {
+    reply.header('vary', 'Accept')
+    return
+  }
+  const names = (Array.isArray(host) ? host.join(',') : String(host)).split(',').map((name) => name.trim().toLowerCase())
+  if (!names.includes('accept') && !names.includes('*')) reply.header('vary', `${Array.isArray(host) ? host.join(', ') : String(host)}, Accept`)
+}
+
+/**
+ * Whether an If-None-Match (weak comparison) or If-Match (strong) field value names `etag`
+ * (RFC 9110 §8.8.3.2, §13.1.1, §13.1.2), in any content-coding (see codedTag).
+ */
+export function matches (field: string, etag: string, weak: boolean): boolean {
+  return matched(field, etag, weak) !== undefined
+}
+
+/** The tag of `field` that names `etag` in some coding, `*`, or undefined. */
+function matched (field: string, etag: string, weak: boolean): string | undefined {
+  if (field.trim() === '*') return '*'
+  const coded = `${etag.slice(0, -1)}-`
+  for (const tag of field.split(',')) {
+    const trimmed = tag.trim()
+    const strong = weak && trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed
+    if (strong === etag || (strong.startsWith(coded) && CODING.test(strong.slice(coded.length, -1)) && strong.endsWith('"'))) return strong
+  }
+  return undefined
+}
+
+const CODING = /^[a-z0-9]+$/
+
+/**
+ * RFC 9110 §8.8.3: representations in different content-codings must not share a strong entity
+ * tag. A host's compression (@fastify/compress) encodes the arrival after its handler, so this
+ * onSend runs after the host's (see src/index.ts) and gives a coded arrival the tag `"<tag>-<coding>"`
+ * (a coding it cannot name: a weak tag). If-None-Match and If-Match accept the tag in any coding:
+ * each names the same arrival.
+ */
+export function codedTag (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
+  quiet(reply)
+  const coding = reply.getHeader('content-encoding')
+  const etag = reply.getHeader('etag')
+  if (coding !== undefined && typeof etag === 'string' && etag.startsWith('"')) {
+    const name = String(coding).trim().toLowerCase()
+    if (name !== '' && name !== 'identity') reply.header('etag', CODING.test(name) ? `${etag.slice(0, -1)}-${name}"` : `W/${etag}`)
+  }
+  done(null, payload)
+}
+
+// draft §3.2 and §5.3: a limit the host applies to every route adds its headers (x-ratelimit-*, or
+// the ratelimit-* of the IETF drafts, ratelimit-policy included) to the address's responses too;
+// they would make the arrival vary with prior contact and tell rejected bodies apart.
+const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
+
+/** Takes a host's rate-limit headers off an address's response (run by each route's last onSend). */
+export function quiet (reply: FastifyReply): void {
+  for (const name of Object.keys(reply.getHeaders())) {
+    if (RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
+  }
+}

@@ -1,0 +1,497 @@
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyBaseLogger } from 'fastify'
+import { judge, type PortableSettings } from './editions-judge.ts'
+import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
+import { storedBytes } from '../limits.ts'
+import type { SharedRedis, ShareSettings } from './share.ts'
+import type { Content } from '../types.ts'
+
+/** One edition as the address serves it: its content, and the stored version it is (0: never stored). */
+export interface Versioned {
+  readonly version: number
+  readonly content: Content
+}
+
+/** What the address lets its shared editions do: build editions without serving them, and serve one. */
+export interface Holder<E extends Versioned> {
+  readonly path: string
+  readonly current: E
+  /** The content `change` (or a function of `base`) makes of `base`; throws a named error if refused. Nothing is compiled. */
+  apply (change: unknown, base: Content): Content
+  /** An edition of `content`, checked and compiled; throws a named error if refused. */
+  build (content: Content, version: number): E
+  /** An edition of stored content (JSON text); throws a named error if refused. */
+  read (text: string, version: number): E
+  /** Serves `edition` from now on (the editions decide which is newest). */
+  serve (edition: E): void
+}
+
+/**
+ * The highest version an instance writes or takes. Versions count updates from 1, so a higher one
+ * (2^53, say) was not written by an instance: 2^48 updates take 890 years at 10,000 a second.
+ */
+export const MAX_VERSION = 2 ** 48
+
+// What is stored, as {version, token, content}, '' for a missing field; over ARGV's limit, the
+// content's size in bytes instead of the content, so a huge edition never crosses the network.
+const STATE = `
+local function state (key, limit)
+  local stored = redis.call('HMGET', key, 'version', 'token')
+  local size = redis.call('HSTRLEN', key, 'content')
+  if size > limit then return {stored[1] or '', stored[2] or '', size} end
+  return {stored[1] or '', stored[2] or '', redis.call('HGET', key, 'content') or ''}
+end
+`
+const READ = `${STATE}return state(KEYS[1], tonumber(ARGV[1]))`
+
+// A compare-and-set: stores version ARGV[3] with content ARGV[4] and token ARGV[5] only if the
+// version and token stored are still ARGV[1] and ARGV[2] (the token tells apart two editions of
+// one version, as after a key is lost), and announces it. A conflict answers with what is stored,
+// unless the stored edition is this very update, whose reply was lost and command sent again.
+const PUT = `${STATE}
+local stored = redis.call('HMGET', KEYS[1], 'version', 'token')
+if (stored[1] or '') == ARGV[1] and (stored[2] or '') == ARGV[2] then
+  redis.call('HSET', KEYS[1], 'version', ARGV[3], 'content', ARGV[4], 'token', ARGV[5])
+  redis.call('PUBLISH', KEYS[1], ARGV[3])
+  return {1}
+end
+if stored[2] == ARGV[5] then return {1} end
+local now = state(KEYS[1], tonumber(ARGV[6]))
+return {0, now[1], now[2], now[3]}`
+
+/** What is stored: the content, or its size when above what the instance reads (storedBytes). */
+interface Stored {
+  readonly version: string
+  readonly token: string
+  readonly content: string | number
+}
+
+/** Why the stored edition cannot be built on: the instance then stores the one it serves above it. */
+type Problem = 'missing' | 'absurd' | 'lower'
+
+/** Content ready to store, as stored, and its edition if it was built to be checked. */
+interface Composed<E> {
+  readonly content: Content
+  readonly text: string
+  readonly edition: E | undefined
+}
+
+interface Pending {
+  readonly change: unknown
+  readonly resolve: () => void
+  readonly reject: (error: unknown) => void
+}
+
+/** How long registration waits for Redis before it fails. */
+const START_TIMEOUT = 10_000
+/** Conflicts an update retries through before it gives up; each one means another instance stored first. */
+const MAX_ATTEMPTS = 64
+/** The backoff after a conflict: a random wait up to BACKOFF_BASE × 2^conflicts ms, at most BACKOFF_CAP. */
+const BACKOFF_BASE = 2
+const BACKOFF_CAP = 100
+
+export const contentText = (content: Content): string =>
+  JSON.stringify({ prompt: content.prompt, messages: content.messages, form: content.form })
+
+const isVersion = (raw: string): boolean => /^[1-9][0-9]{0,14}$/.test(raw) && Number(raw) <= MAX_VERSION
+
+/**
+ * An address's editions, kept in one Redis hash (version, content, token) and announced on the
+ * channel of the same name. Requests never wait on Redis: they read the edition last served.
+ *
+ * Everything that reads or writes the hash runs in one sequence (#run): a read after a
+ * notification, then the updates queued meanwhile, applied together to the edition served and
+ * stored by one compare-and-set. What is read is untrusted: bounded in size by the script, and
+ * judged off the event loop (src/address/editions-judge.ts) unless its form is the one already served.
+ */
+export class SharedEditions<E extends Versioned> {
+  readonly #redis: SharedRedis
+  readonly #key: string
+  readonly #holder: Holder<E>
+  readonly #log: FastifyBaseLogger
+  readonly #settings: PortableSettings
+  /**
+   * The most bytes of stored content this instance reads (storedBytes: the largest edition within
+   * its limits): a larger edition stays in Redis, refused, and is never sent to the instance.
+   */
+  readonly #most: number
+  #subscriber: SharedRedis | undefined
+  /** The stored version and token as last seen: what the next compare-and-set expects. */
+  #observed = { version: '', token: '' }
+  /** The highest version seen stored; a lower one stored later means Redis went back. */
+  #known = 0
+  /** The token of the edition served. */
+  #token = ''
+  /** The last stored edition refused here, logged once. */
+  #refused = { version: 0, token: '' }
+  #pending: Pending[] = []
+  #dirty = false
+  #repairWanted = false
+  #running = false
+  #closed = false
+  #started = false
+  #form: { readonly form: object, readonly text: string } | undefined
+  /** The content of the stored edition last seen, when it was taken as a base without being served. */
+  #base: Content | undefined
+
+  constructor (share: ShareSettings, holder: Holder<E>, log: FastifyBaseLogger, settings: PortableSettings) {
+    this.#redis = share.redis
+    this.#key = share.key
+    this.#holder = holder
+    this.#log = log
+    this.#settings = settings
+    this.#most = storedBytes(settings.limits)
+  }
+
+  /** Takes the stored edition, or stores the address's own as the first (by compare-and-set, so instances starting together agree). */
+  async start (): Promise<void> {
+    const subscriber = this.#redis.duplicate()
+    this.#subscriber = subscriber
+    subscriber.on('error', () => {}) // the client reconnects by itself; `ready` resynchronizes
+    subscriber.on('message', this.#onMessage)
+    judge.acquire()
+    try {
+      await Promise.all([ready(this.#redis), ready(subscriber)])
+      await subscriber.subscribe(this.#key)
+      let stored: Stored | undefined = await this.#read()
+      while (stored !== undefined) {
+        if (isVersion(stored.version)) {
+          await this.#learn(stored, true, true)
+          break
+        }
+        if (stored.version !== '') throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, absurd(stored.version))
+        this.#observed = { version: '', token: stored.token }
+        stored = await this.#put(contentText(this.#holder.current.content), 1)
+        if (stored === undefined) this.#serve(this.#holder.build(this.#holder.current.content, 1), this.#observed.token)
+      }
+    } catch (error) {
+      await this.close()
+      throw isNamed(error) ? error : this.#notStored(error)
+    }
+    this.#redis.on('ready', this.#resync)
+    subscriber.on('ready', this.#resubscribe)
+    this.#started = true
+    if (this.#dirty) this.#kick() // notified while starting
+  }
+
+  async close (): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    judge.release()
+    this.#redis.off('ready', this.#resync)
+    const subscriber = this.#subscriber
+    if (subscriber === undefined) return
+    subscriber.off('ready', this.#resubscribe)
+    subscriber.off('message', this.#onMessage)
+    await subscriber.quit().catch(() => {})
+  }
+
+  /** Applies `change` to the latest stored edition with the others queued here, and stores the result. */
+  update (change: unknown): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ change, resolve, reject })
+      this.#kick()
+    })
+  }
+
+  #kick (): void {
+    if (this.#running) return
+    this.#running = true
+    this.#run().catch((error: unknown) => {
+      this.#log.error({ address: this.#holder.path, err: error }, 'gpt: shared editions failed')
+    }).finally(() => {
+      this.#running = false
+      if (this.#dirty || this.#pending.length > 0 || this.#repairWanted) this.#kick()
+    })
+  }
+
+  /** One thing at a time: the queued updates (or a repair), else a read wanted since the last store, else done. */
+  async #run (): Promise<void> {
+    for (;;) {
+      if (this.#pending.length > 0 || this.#repairWanted) {
+        // Before any read: a conflict answers with what is stored, and a store serves a newer edition.
+        this.#repairWanted = false
+        await this.#flush(this.#pending.splice(0))
+        if (this.#base !== undefined) this.#dirty = true // a stored edition taken as a base but not stored upon: served by a read
+      } else if (this.#dirty) {
+        this.#dirty = false
+        await this.#refresh()
+      } else return
+    }
+  }
+
+  /** Stores `batch` applied to the latest edition, by one compare-and-set; on conflict, again on what is stored. */
+  async #flush (batch: Pending[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (this.#redis.status !== 'ready') {
+        return this.#fail(batch, new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `Redis is ${this.#redis.status}`))
+      }
+      const problem = this.#problem(this.#observed.version)
+      let stored: Stored | undefined
+      if (problem === undefined) {
+        const version = Number(this.#observed.version) + 1
+        if (version > MAX_VERSION) {
+          return this.#fail(batch, new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `version ${MAX_VERSION} is stored, the highest there is`))
+        }
+        const composed = this.#compose(batch, this.#base ?? this.#holder.current.content, version)
+        if (composed === undefined) return // nothing to store: every change refused
+        try {
+          stored = await this.#put(composed.text, version)
+        } catch (error) {
+          return this.#fail(batch, this.#notStored(error))
+        }
+        if (stored === undefined) {
+          let edition: E
+          try {
+            edition = composed.edition ?? this.#holder.build(composed.content, version)
+          } catch (error) {
+            this.#refuse(version, this.#observed.token, error) // stored, but not to be served here: left like any refused edition
+            return this.#fail(batch, error)
+          }
+          this.#serve(edition, this.#observed.token)
+          for (const { resolve } of batch) resolve() // stored, and served here
+          return
+        }
+      } else {
+        try {
+          stored = await this.#reseed(problem)
+        } catch (error) {
+          return this.#fail(batch, this.#notStored(error))
+        }
+        if (stored === undefined) {
+          if (batch.length === 0) return
+          continue // the changes, at once, on the edition put back
+        }
+      }
+      await this.#learn(stored, false)
+      if (attempt === MAX_ATTEMPTS) {
+        return this.#fail(batch, new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `other instances stored first ${MAX_ATTEMPTS} times in a row`))
+      }
+      await sleep(Math.random() * Math.min(BACKOFF_CAP, BACKOFF_BASE * 2 ** attempt))
+    }
+  }
+
+  /**
+   * Stores the newest edition known again, as the highest version seen: Redis lost it (or was given a
+   * lower or absurd one). Every instance doing so at once converges on the newest: one finding a
+   * lower version stored puts back its own. Answers undefined once stored, or else what is stored.
+   */
+  async #reseed (problem: Problem): Promise<Stored | undefined> {
+    const current = this.#holder.current
+    // The newest edition known here: the one served, or a newer one met in a conflict and not yet served.
+    const content = this.#base ?? current.content
+    const version = this.#known
+    const what = this.#described(problem)
+    const stored = await this.#put(contentText(content), version)
+    if (stored !== undefined) return stored
+    this.#serve(version === current.version && content === current.content ? current : this.#holder.build(content, version), this.#observed.token)
+    this.#log.warn({ address: this.#holder.path, version }, `gpt: the shared edition ${what}; stored the one served here again, as version ${version}`)
+    return undefined
+  }
+
+  #fail (batch: readonly Pending[], error: unknown): void {
+    for (const { reject } of batch) reject(error)
+  }
+
+  /**
+   * The content `batch` makes of `base`, checked for storing as `version`. A change refused (by its
+   * shape, its form, the size of the result) fails its own caller and is left out; the others still
+   * apply. Undefined when nothing is left to store.
+   */
+  #compose (batch: Pending[], base: Content, version: number): Composed<E> | undefined {
+    let content = base
+    let built: E | undefined
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        const next = this.#holder.apply(batch[i]!.change, content)
+        // A new form is checked where it comes, so that a later change cannot hide a refused one.
+        if (next.form !== content.form) built = this.#holder.build(next, version)
+        content = next
+      } catch (error) {
+        batch.splice(i--, 1)[0]!.reject(error)
+      }
+    }
+    if (batch.length === 0) return undefined
+    try {
+      return this.#checked(content, version, built?.content === content ? built : undefined)
+    } catch {
+      // One of them is refused as a whole: checked one at a time, each on the last that passed.
+      let composed: Composed<E> | undefined
+      content = base
+      for (let i = 0; i < batch.length; i++) {
+        try {
+          const next = this.#holder.apply(batch[i]!.change, content)
+          composed = this.#checked(next, version)
+          content = next
+        } catch (error) {
+          batch.splice(i--, 1)[0]!.reject(error)
+        }
+      }
+      return composed
+    }
+  }
+
+  /**
+   * `content` ready to store: within this.#most (storedBytes) and, if its form is not the one served,
+   * built (a form may be refused). A change of p or m only cannot be refused once it applies, so
+   * its edition is built once stored: the time between reading and storing stays short.
+   */
+  #checked (content: Content, version: number, built?: E): Composed<E> {
+    const text = contentText(content)
+    const bytes = Buffer.byteLength(text)
+    if (bytes > this.#most) {
+      throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${this.#most} bytes every instance reads`)
+    }
+    const edition = built ?? (content.form === this.#holder.current.content.form ? undefined : this.#holder.build(content, version))
+    return { content, text, edition }
+  }
+
+  /** Stores `text` as `version` if what was last seen is still stored: answers undefined, or else what is stored. */
+  async #put (text: string, version: number): Promise<Stored | undefined> {
+    const token = randomUUID()
+    const reply = await this.#redis.eval(PUT, 1, this.#key, this.#observed.version, this.#observed.token, version,
+      text, token, this.#most) as [number, string?, string?, (string | number)?]
+    if (reply[0] !== 1) return { version: reply[1] ?? '', token: reply[2] ?? '', content: reply[3] ?? '' }
+    this.#observed = { version: String(version), token }
+    this.#known = Math.max(this.#known, version)
+    this.#base = undefined
+    return undefined
+  }
+
+  #onMessage = (channel: string, message: string): void => {
+    if (channel !== this.#key || message === this.#observed.version || this.#closed) return
+    this.#dirty = true
+    if (this.#started) this.#kick() // else once started: start reads what is stored itself
+  }
+
+  /** Reads and serves the stored edition; one lost or gone back is repaired with the edition served. */
+  async #refresh (): Promise<void> {
+    let stored: Stored
+    try {
+      stored = await this.#read()
+    } catch (error) {
+      this.#log.warn({ address: this.#holder.path, err: error }, 'gpt: could not read the shared edition')
+      return
+    }
+    if (await this.#learn(stored, true) !== undefined) this.#repairWanted = true
+  }
+
+  async #read (): Promise<Stored> {
+    const [version, token, content] = await this.#redis.eval(READ, 1, this.#key, this.#most) as [string, string, string | number]
+    return { version, token, content }
+  }
+
+  /**
+   * Takes note of what is stored, and answers the problem if it cannot be built on. A newer edition
+   * is served, or (`serve` false, its form the one served) kept as the base of the next store only.
+   * An edition this instance refuses is logged once and left (`starting`: thrown).
+   */
+  async #learn (stored: Stored, serve: boolean, starting = false): Promise<Problem | undefined> {
+    const { version, token, content } = stored
+    this.#observed = { version, token }
+    const problem = this.#problem(version)
+    if (problem !== undefined) return problem // a base taken stays: it is the newest edition known, and the one put back
+    this.#base = undefined
+    const number = Number(version)
+    this.#known = number
+    if ((number === this.#holder.current.version && token === this.#token) || (number === this.#refused.version && token === this.#refused.token)) return
+    try {
+      if (typeof content === 'number') {
+        throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, `edition ${number} is ${content} bytes, above the ${this.#most} an instance reads`)
+      }
+      const same = this.#sameForm(content)
+      if (same !== undefined) {
+        // The form served, so what costs (compile, lint) is done: p and m cost their bytes, bounded above.
+        const next = this.#holder.apply({ prompt: '', messages: [], ...same, form: undefined }, this.#holder.current.content)
+        if (serve) this.#serve(this.#holder.build(next, number), token)
+        else this.#base = next
+        return
+      }
+      // Any other form is judged off the event loop first, and built here only if it was built there in time.
+      await judge.judge(this.#holder.path, this.#settings, content, number)
+      const edition = this.#holder.read(content, number)
+      if (number >= this.#holder.current.version) this.#serve(edition, token) // never back, whatever was served while it was judged
+    } catch (error) {
+      if (starting) throw error
+      this.#refuse(number, token, error)
+    }
+  }
+
+  #refuse (version: number, token: string, error: unknown): void {
+    this.#refused = { version, token }
+    this.#log.error({ address: this.#holder.path, version, err: error }, 'gpt: the shared edition is refused here; serving the last one, and updates store above it')
+  }
+
+  /** The stored content, parsed, if its form is the one served. */
+  #sameForm (text: string): Record<string, unknown> | undefined {
+    const { form } = this.#holder.current.content
+    if (this.#form?.form !== form) this.#form = { form, text: JSON.stringify(form) }
+    try {
+      const parsed = JSON.parse(text) as unknown
+      const record = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+      return JSON.stringify(record['form']) === this.#form.text ? record : undefined
+    } catch {
+      return undefined // not JSON, or nested deeper than the stack: the judge says so by name
+    }
+  }
+
+  #serve (edition: E, token: string): void {
+    this.#holder.serve(edition)
+    this.#token = token
+  }
+
+  /** Missing (deleted, flushed, evicted), absurd, or lower than a version seen stored: Redis lost what it held. */
+  #problem (version: string): Problem | undefined {
+    if (version === '') return 'missing'
+    if (!isVersion(version)) return 'absurd'
+    return Number(version) < this.#known ? 'lower' : undefined
+  }
+
+  #described (problem: Problem): string {
+    if (problem === 'missing') return 'was missing (deleted, flushed or evicted)'
+    return problem === 'absurd' ? `had ${absurd(this.#observed.version)}` : `had gone back to version ${this.#observed.version}, below version ${this.#known} stored before (a restored backup?)`
+  }
+
+  // After a reconnection: missed notifications are read now, and an edition Redis lost is put back.
+  #resync = (): void => {
+    if (this.#closed) return
+    this.#dirty = true
+    this.#kick()
+  }
+
+  #resubscribe = (): void => {
+    // Subscribed again once this reply comes (it follows the client's own resubscription), so
+    // what the resync reads is at least as new as every notification missed.
+    this.#subscriber?.subscribe(this.#key).then(this.#resync, () => {})
+  }
+
+  #notStored (error: unknown): Error {
+    return new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, error instanceof Error ? error.message : String(error))
+  }
+}
+
+const absurd = (version: string): string =>
+  `version ${JSON.stringify(version.slice(0, 40))}, which no instance writes (versions are integers from 1 to ${MAX_VERSION})`
+
+const isNamed = (error: unknown): boolean => String((error as { code?: unknown } | undefined)?.code).startsWith('GPT_ERR_')
+
+/** Resolves once the client is connected; rejects if it gives up or is not connected after START_TIMEOUT. */
+async function ready (redis: SharedRedis): Promise<void> {
+  if (redis.status === 'ready') return
+  if (redis.status === 'wait') redis.connect().catch(() => {}) // lazyConnect: the first command would connect it
+  await new Promise<void>((resolve, reject) => {
+    const settle = (error?: Error): void => {
+      clearTimeout(timer)
+      redis.off('ready', onReady)
+      redis.off('end', onEnd)
+      if (error === undefined) resolve()
+      else reject(error)
+    }
+    const onReady = (): void => { settle() }
+    const onEnd = (): void => { settle(new Error('the Redis client gave up connecting')) }
+    const timer = setTimeout(() => { settle(new Error(`Redis not ready after ${START_TIMEOUT} ms (${redis.status})`)) }, START_TIMEOUT)
+    redis.on('ready', onReady)
+    redis.on('end', onEnd)
+  })
+}

@@ -1,0 +1,40 @@
+// The compiled form of a pattern: the instructions src/form/pattern/pattern.ts builds and both of its matchers
+// (the simulation of all paths in src/form/pattern/pattern.ts, the lazy DFA in src/form/pattern/dfa.ts) read.
+
+// Instructions. A consuming instruction reads one code point; the others move without reading.
+export const CHAR = 0 // a: the code point
+export const SET = 1 // a: index of the class
+export const SPLIT = 2 // continue at a and at b
+export const JMP = 3 // continue at a
+export const ASSERT = 4 // a: START, END, WORD or NOT_WORD; continue at pc + 1 if it holds
+export const MATCH = 5
+// a: index of the class, b: index of the counter. Reads the class min to max times in a row, as
+// the unrolled copies would, with a queue of the code point offsets threads entered it at; continue
+// at pc + 1. Only the simulation runs it (a DFA state cannot hold the queue).
+export const COUNT = 6
+
+export const START = 0
+export const END = 1
+export const WORD = 2
+export const NOT_WORD = 3
+
+/** An automaton ready to run: instructions, and class membership as V8 decides it. */
+export interface Automaton {
+  readonly states: number
+  readonly op: Uint8Array
+  readonly a: Int32Array
+  readonly b: Int32Array
+  /** Every path to a consuming instruction or MATCH passes `^`: nothing can start after offset 0. */
+  readonly anchored: boolean
+  /** Membership of the ASCII code point c in class id: ascii[id * 128 + c] === 1. */
+  readonly ascii: Uint8Array
+  /** Least and most reads of each counter of COUNT instructions. */
+  readonly countMin: Float64Array
+  readonly countMax: Float64Array
+  /** Class id alone as a sticky RegExp with the u flag, for any other code point. */
+  readonly sticky: readonly RegExp[]
+}
+
+// ECMA-262 IsWordChar: with u and without i, \w is [A-Za-z0-9_], so code units suffice
+export const isWordUnit = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f

@@ -1,0 +1,28 @@
+// JSON Pointers (RFC 6901): how every room names a place in a form or a value.
+import { isObject, type Json } from './value.ts'
+
+/** A member name as a reference token: `~` and `/` escaped. */
+export const escape = (key: string): string => key.replaceAll('~', '~0').replaceAll('/', '~1')
+
+/** A reference token as the member name it stands for. */
+export const unescape = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~')
+
+/** A JSON Pointer for messages; '' (the whole form) reads as "the form". */
+export const pointer = (path: string): string => (path === '' ? 'the form' : path)
+
+/**
+ * The value at `pointer` in `root` (RFC 6901; a pointer taken from a URI fragment is percent-decoded
+ * first), or undefined: own members only, and array indexes as RFC 6901 writes them (no "01").
+ */
+export function valueAt (root: Json, pointer: string): Json | undefined {
+  if (pointer === '') return root
+  if (!pointer.startsWith('/')) return undefined
+  let at: Json | undefined = root
+  for (const token of pointer.slice(1).split('/')) {
+    const key = unescape(token)
+    if (Array.isArray(at) && /^(0|[1-9]\d*)$/.test(key)) at = at[Number(key)]
+    else if (isObject(at) && Object.hasOwn(at, key)) at = at[key]
+    else return undefined
+  }
+  return at
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import Fastify from 'fastify'
+import gpt, { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../../src/index.ts'
+import { registrationError } from '../helpers/host.ts'
+
+describe('options are checked at registration, with named errors', () => {
+  const invalid: [string, Record<string, unknown>, RegExp][] = [
+    ['form missing', { form: undefined }, /"form"/],
+    ['form a string', { form: '{"type":"string"}' }, /"form"/],
+    ['act missing', { form: {}, act: undefined }, /"act"/],
+    ['act not a function', { form: {}, act: 'reply' }, /"act"/],
+    ['prompt not a string', { form: {}, prompt: 42 }, /"prompt"/],
+    ['messages not an array', { form: {}, messages: 'hi' }, /"messages"/],
+    ['message without content', { form: {}, messages: [{ role: 'user' }] }, /"messages"/],
+    ['message content not a string', { form: {}, messages: [{ role: 'user', content: 1 }] }, /"messages"/],
+    ['message with another member', { form: {}, messages: [{ role: 'user', content: 'a', name: 'x' }] }, /"messages"/],
+    ['message null', { form: {}, messages: [null] }, /"messages"/],
+    ['type with a newline', { form: {}, type: 'a\r\nx-injected: 1' }, /"type"/],
+    ['type empty', { form: {}, type: '' }, /"type"/],
+    ['bodyLimit zero', { form: {}, bodyLimit: 0 }, /"bodyLimit"/],
+    ['bodyLimit fractional', { form: {}, bodyLimit: 1.5 }, /"bodyLimit"/],
+    ['bodyLimit a string', { form: {}, bodyLimit: '1mb' }, /"bodyLimit"/],
+    ['bodyTimeout zero', { form: {}, bodyTimeout: 0 }, /"bodyTimeout"/],
+    ['bodyTimeout a string', { form: {}, bodyTimeout: '10s' }, /"bodyTimeout"/],
+    ['bodyTimeout past what a timer keeps', { form: {}, bodyTimeout: 2 ** 31 }, /"bodyTimeout"/],
+    ['actTimeout past what a timer keeps', { form: {}, actTimeout: 2 ** 31 }, /"actTimeout"/],
+    ['maxDepth negative', { form: {}, maxDepth: -1 }, /"maxDepth"/],
+    ['rateLimit true', { form: {}, rateLimit: true }, /"rateLimit"/],
+    ['rateLimit null', { form: {}, rateLimit: null }, /"rateLimit"/],
+    ['rateLimit.max a word', { form: {}, rateLimit: { max: 'ten' } }, /"rateLimit.max"/],
+    ['rateLimit.max negative', { form: {}, rateLimit: { max: -1 } }, /"rateLimit.max"/],
+    ['rateLimit.max fractional', { form: {}, rateLimit: { max: 1.5 } }, /"rateLimit.max"/],
+    ['rateLimit.timeWindow a word', { form: {}, rateLimit: { timeWindow: 'a while' } }, /"rateLimit.timeWindow"/],
+    ['rateLimit.timeWindow zero', { form: {}, rateLimit: { timeWindow: 0 } }, /"rateLimit.timeWindow"/],
+    ['openapi a string', { form: {}, openapi: 'yes' }, /"openapi"/],
+    ['html a string', { form: {}, html: '<p>' }, /"html"/]
+  ]
+  for (const [name, options, detail] of invalid) {
+    it(`refuses ${name}`, async () => {
+      const error = await registrationError(options, '/notes')
+      assert.ok(error instanceof GPT_ERR_OPTION_INVALID, String(error))
+      assert.equal(error.code, 'GPT_ERR_OPTION_INVALID')
+      assert.match(error.message, /address \/notes:/)
+      assert.match(error.message, detail)
+    })
+  }
+
+  it('refuses an unknown option, naming it', async () => {
+    const error = await registrationError({ form: {}, from: {} }, '/notes')
+    assert.ok(error instanceof GPT_ERR_OPTION_UNKNOWN)
+    assert.match(error.message, /address \/notes: unknown option "from"/)
+  })
+
+  it('accepts every documented option', async () => {
+    const error = await registrationError({
+      form: { type: 'string' },
+      prompt: 'p',
+      messages: [{ role: 'user', content: 'c' }],
+      type: 'note board',
+      bodyLimit: 1024,
+      bodyTimeout: 2 ** 31 - 1,
+      actTimeout: 2 ** 31 - 1,
+      maxDepth: 8,
+      rateLimit: { max: 5, timeWindow: '1 minute' },
+      html: false,
+      logLevel: 'warn'
+    })
+    assert.equal(error, undefined)
+  })
+
+  it('keeps the host alive when registration fails: only ready() rejects', async () => {
+    const app = Fastify()
+    app.get('/up', async () => 'up')
+    app.register(gpt, { form: { type: 'nope' }, act: () => 1 })
+    await assert.rejects(async () => { await app.ready() }, { code: 'GPT_ERR_FORM_INVALID' })
+  })
+})

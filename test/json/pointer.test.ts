@@ -1,0 +1,41 @@
+// JSON Pointers (src/json/pointer.ts), against RFC 6901 read apart: its examples, and a property
+// search that every member of a random value is found again at the pointer built for it.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import fc from 'fast-check'
+import { escape, unescape, valueAt } from '../../src/json/pointer.ts'
+import type { Json } from '../../src/json/value.ts'
+
+describe('JSON Pointer (RFC 6901)', () => {
+  it('resolves the examples of RFC 6901 §5', () => {
+    const doc = { foo: ['bar', 'baz'], '': 0, 'a/b': 1, 'c%d': 2, 'e^f': 3, 'g|h': 4, 'i\\j': 5, 'k"l': 6, ' ': 7, 'm~n': 8 }
+    const cases: Array<[string, Json]> = [['', doc], ['/foo', ['bar', 'baz']], ['/foo/0', 'bar'], ['/', 0], ['/a~1b', 1], ['/c%d', 2],
+      ['/e^f', 3], ['/g|h', 4], ['/i\\j', 5], ['/k"l', 6], ['/ ', 7], ['/m~0n', 8]]
+    for (const [pointer, value] of cases) assert.deepEqual(valueAt(doc, pointer), value, pointer)
+  })
+
+  it('finds nothing for what is not there: an inherited member, an index not written as RFC 6901 writes it, a pointer without "/"', () => {
+    const doc = { list: [10, 11], o: {} }
+    for (const pointer of ['/o/constructor', '/o/__proto__', '/list/01', '/list/-', '/list/2', '/list/length', 'list', '/nope/x']) {
+      assert.equal(valueAt(doc, pointer), undefined, pointer)
+    }
+  })
+
+  it('finds every member of any value at the pointer made of its escaped names', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const walk = (here: unknown, pointer: string): void => {
+        assert.deepEqual(valueAt(value as Json, pointer), here)
+        if (Array.isArray(here)) here.forEach((item, i) => walk(item, `${pointer}/${i}`))
+        else if (here !== null && typeof here === 'object') for (const [key, item] of Object.entries(here)) walk(item, `${pointer}/${escape(key)}`)
+      }
+      walk(value, '')
+    }))
+  })
+
+  it('unescapes what it escapes, whatever the name', () => {
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom('~', '/', '0', '1', 'a') }), (name) => {
+      assert.equal(unescape(escape(name)), name)
+      assert.ok(!escape(name).includes('/'))
+    }))
+  })
+})

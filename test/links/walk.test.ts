@@ -1,0 +1,87 @@
+// The walk of docs/links.md, through real curl and jq against the example host as `npm start`
+// runs it (example/host.js, built: it imports the package), on a loopback port.
+import assert from 'node:assert/strict'
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { promisify } from 'node:util'
+import { freePort } from '../helpers/port.ts'
+
+const run = promisify(execFile)
+
+/** Runs a bash script with BASE set, in a directory of its own; resolves to what it printed. */
+async function walk (script: string, base: string): Promise<string> {
+  const cwd = mkdtempSync(join(tmpdir(), 'links-walk-'))
+  const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${script}`], { cwd, env: { ...process.env, BASE: base }, timeout: 30_000 })
+  return stdout
+}
+
+// An href is a path on the address's host or a URL: resolved as RFC 3986 says, for these two forms.
+const RESOLVE = 'jq -rn --arg b "$BASE" --arg h "$href" \'if ($h | startswith("/")) then $b + $h else $h end\''
+
+describe('the links walk with curl and jq (docs/links.md)', () => {
+  let host: ChildProcess
+  let base = ''
+
+  before(async () => {
+    const port = await freePort()
+    host = spawn(process.execPath, ['example/host.js'], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_MAX: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    host.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    for (let i = 0; i < 400 && !out.includes('Server listening'); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+    assert.match(out, /Server listening/, 'the example host started')
+    base = `http://127.0.0.1:${port}`
+  })
+  after(async () => {
+    host.kill()
+    if (host.exitCode === null && host.signalCode === null) await once(host, 'exit')
+  })
+
+  it('the board\'s arrival names the poll in l and in its Link header, with what the poll says of itself', async () => {
+    const [l, link] = (await walk('curl -s "$BASE/" | jq -c .l; curl -sI "$BASE/" | tr -d "\\r" | grep -i "^link:"', base)).trimEnd().split('\n')
+    const named = JSON.parse(l!) as { href: string, p?: string }[]
+    assert.deepEqual(named.find((entry) => entry.href === '/poll'), { href: '/poll', p: 'Vote once: tabs or spaces?' })
+    assert.equal(link, `link: ${named.map((entry) => `<${entry.href}>; rel="related"`).join(', ')}`, 'the Link header names the same, in order')
+  })
+
+  it('an actor reads every linked arrival before entering, picks one, reads it afresh and acts', async () => {
+    const script = `
+x=$(curl -s "$BASE/")
+# every address the board names, with what it says of itself: GETs only, nothing is entered
+jq -r '.l[].href' <<<"$x" | while read -r href; do
+  u=$(${RESOLVE})
+  curl -s "$u" | jq -c --arg u "$u" '{u: $u, p: .p}'
+done > g.jsonl
+cat g.jsonl
+# the choice among them is itself a form: an enum of the addresses read
+jq -sc '{type: "object", properties: {go: {enum: map(.u)}}, required: ["go"], additionalProperties: false}' g.jsonl
+# here jq chooses (a model would, under that form): the one about tabs
+go=$(jq -r 'select(.p | test("tabs")) | .u' g.jsonl)
+# the moment of contact: its form is read now, from the address itself, never from the link
+y=$(curl -s "$go")
+jq -c '{choice: .s.properties.choice.enum[0]}' <<<"$y" | curl -s "$go" -d@-
+`
+    const lines = (await walk(script, base)).trimEnd().split('\n')
+    const read = lines.slice(0, -2).map((line) => JSON.parse(line) as { u: string, p: string })
+    assert.ok(read.some((entry) => entry.u === `${base}/poll` && entry.p === 'Vote once: tabs or spaces?'), lines.join('\n'))
+    assert.deepEqual(JSON.parse(lines.at(-2)!), { type: 'object', properties: { go: { enum: read.map((entry) => entry.u) } }, required: ['go'], additionalProperties: false })
+    assert.equal(lines.at(-1), '{"tabs":1,"spaces":0}')
+  })
+
+  it('what a link says is what the target\'s own prompt says first: the two are read from one value', async () => {
+    const script = `href=$(curl -s "$BASE/" | jq -r '.l[0].href'); u=$(${RESOLVE})
+said=$(curl -s "$BASE/" | jq -r '.l[0].p'); own=$(curl -s "$u" | jq -r .p)
+[ "\${own#"$said"}" != "$own" ] && echo same`
+    assert.equal(await walk(script, base), 'same\n')
+  })
+
+  it('fastify-gpt check follows the board\'s links and finds every target an address', async () => {
+    const { stdout } = await run(process.execPath, ['bin/fastify-gpt.js', 'check', `${base}/`], { timeout: 60_000 })
+    assert.match(stdout, /pass {2}SHOULD {2}B-links-address/)
+    assert.match(stdout, new RegExp(`Links \\(l followed 2 hops, plain GETs only\\): \\d+ addresses read\\n {2}${base}/ -> ${base}/poll`))
+    assert.match(stdout, new RegExp(`\\n {2}${base}/poll names no address here\\n`))
+  })
+})
