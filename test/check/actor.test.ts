@@ -22,7 +22,7 @@ import { lint } from '../../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../../src/check/testing.ts'
 import { randomForm } from '../fixtures/lint-forms.ts'
 
-const ROOT = new URL('..', import.meta.url).pathname
+const ROOT = new URL('../..', import.meta.url).pathname
 const outcome = (report: Report, id: string): string | undefined => report.results.find((r) => r.id === id)?.outcome
 
 /** The bin, as users run it, from `cwd` (the checkout by default). */
