@@ -24,6 +24,10 @@ async function cli (...argv: string[]): Promise<{ status: number, out: string, e
   return { status, out, err }
 }
 
+// What these runs are about is not the judge's time: generous, so that a loaded machine cannot
+// turn a verdict into "could not check everything" (exit 2).
+const judged = (...argv: string[]): ReturnType<typeof cli> => cli(...argv, '--judge-timeout', '60000')
+
 describe('fastify-gpt check <url>', () => {
   let example: FastifyInstance
   let base = ''
@@ -45,7 +49,7 @@ describe('fastify-gpt check <url>', () => {
   after(async () => { await Promise.all([example.close(), faulty.close(), explaining.close()]) })
 
   it('passes the example host over HTTP, grouped by section, and exits 0', async () => {
-    const { status, out } = await cli(`${base}/`)
+    const { status, out } = await judged(`${base}/`)
     assert.equal(status, 0)
     assert.match(out, /^fastify-gpt check http:\/\/127\.0\.0\.1:\d+\/ \(draft-ferguson-gpt-00\)\n/)
     const sections = [...out.matchAll(/^§(\S+)/gm)].map((m) => m[1])
@@ -58,7 +62,7 @@ describe('fastify-gpt check <url>', () => {
   })
 
   it('prints JSON with --json, and sends acts with --acts', async () => {
-    const { status, out } = await cli(`${base}/poll`, '--json', '--acts', '6', '--max-requests', '80', '--seed', '3', '--timeout', '5000')
+    const { status, out } = await judged(`${base}/poll`, '--json', '--acts', '6', '--max-requests', '80', '--seed', '3', '--timeout', '5000')
     assert.equal(status, 0)
     const report = JSON.parse(out)
     assert.equal(report.ok, true)
@@ -69,7 +73,7 @@ describe('fastify-gpt check <url>', () => {
   })
 
   it('fails an address that breaks a MUST: exit 1, failures first with what was sent and what came back', async () => {
-    const { status, out } = await cli(faultyUrl)
+    const { status, out } = await judged(faultyUrl)
     assert.equal(status, 1)
     const failures = out.slice(out.indexOf('Failed:'), out.indexOf('§3.1'))
     assert.match(failures, /fail {2}MUST {4}5\.2-duplicate: /)
@@ -79,10 +83,10 @@ describe('fastify-gpt check <url>', () => {
   })
 
   it('counts a SHOULD only with --strict', async () => {
-    const lenient = await cli(explainingUrl)
+    const lenient = await judged(explainingUrl)
     assert.equal(lenient.status, 0)
     assert.match(lenient.out, /fail {2}SHOULD {2}5\.3-bare-204/)
-    const strict = await cli(explainingUrl, '--strict', '--interval', '1', '--max-wait', '1', '--body-size', '100000')
+    const strict = await judged(explainingUrl, '--strict', '--interval', '1', '--max-wait', '1', '--body-size', '100000')
     assert.equal(strict.status, 1)
     assert.match(strict.out, /not conformant \(strict: SHOULD counts\)/)
   })
