@@ -3,8 +3,8 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { freePort } from './helpers/port.ts'
-import { startRedis, waitForRedis } from './helpers/redis.ts'
+import { freePort } from '../helpers/port.ts'
+import { startRedis, waitForRedis } from '../helpers/redis.ts'
 
 // A real redis-server on a free loopback port, and two host processes sharing it, as two
 // instances behind a load balancer would.
