@@ -3,6 +3,9 @@ import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, Fastif
 import { compileForm } from '../form/compile.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
+import { renderPage } from '../page/html.ts'
+import type { JsonObject } from '../json/value.ts'
+import type { Message } from '../types.ts'
 import { CONTROL_FORMS, jobArrival } from './arrival.ts'
 import type { Job } from './job.ts'
 import { jobsPath } from './run.ts'
@@ -12,6 +15,7 @@ import type { JobStore } from './store.ts'
 /** The largest control act: `{"do":"cancel"}` and room to spare. */
 const CONTROL_LIMIT = 1024
 const JSON_TYPE = 'application/json; charset=utf-8'
+const HTML_TYPE = 'text/html; charset=utf-8'
 const CURSOR = /^\d{1,15}$/
 const LEVELS = ['trace', 'debug', 'info']
 
@@ -59,14 +63,27 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     jobs.get<Params>('/:id', common, (request, reply) => {
       const job = found(request, reply)
       if (job === undefined) return reply
-      const arrival = jobArrival(job, settings.path, `${base}/${job.id}`, background.poll)
-      reply.header('cache-control', 'private, no-cache').header('etag', arrival.etag)
-      if (!job.done) reply.header('retry-after', String(Math.ceil(background.poll / 1000)))
+      const href = `${base}/${job.id}`
+      const arrival = jobArrival(job, settings.path, href, background.poll)
+      // draft §3.3: a client preferring text/html gets the address's page, which the same `html`
+      // option turns off; everything else gets the JSON.
+      const page = settings.html !== false && prefersHtml(request)
+      const etag = page ? `${arrival.etag.slice(0, -1)}-html"` : arrival.etag
+      const poll = String(Math.ceil(background.poll / 1000))
+      reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept')
+      if (!job.done) reply.header('retry-after', poll)
       const held = request.headers['if-none-match']
-      if (held !== undefined && held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === arrival.etag || tag.trim() === '*')) {
+      if (held !== undefined && held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
         return reply.code(304).send()
       }
-      return reply.header('content-type', JSON_TYPE).send(arrival.body)
+      if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)
+      const { p, m, s } = JSON.parse(arrival.body) as { p: string, m: Message[], s: JsonObject }
+      const { html, csp } = renderPage({ path: href, prompt: p, messages: m, form: s })
+      // While the act works the page reloads itself, every poll (the HTML standard's Refresh), so a
+      // reader watches its progress come; once it is done the page stays.
+      if (!job.done) reply.header('refresh', poll)
+      return reply.header('content-type', HTML_TYPE).header('content-security-policy', csp)
+        .header('x-content-type-options', 'nosniff').send(html)
     })
 
     jobs.post<Params>('/:id', common, (request, reply) => {
@@ -134,6 +151,11 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
 }
 
 /** The control act a body names if the current form admits it, else undefined. */
+const MENTIONS_HTML = /text\/html/i
+const OFFERED = ['application/json', 'text/html']
+const prefersHtml = (request: FastifyRequest): boolean =>
+  MENTIONS_HTML.test(request.headers.accept ?? '') && request.accepts().type(OFFERED) === 'text/html'
+
 function controlAct (body: unknown, validate: (value: unknown) => boolean): 'cancel' | 'forget' | undefined {
   if (!Buffer.isBuffer(body)) return undefined
   let value: unknown

@@ -185,6 +185,49 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     await app.close()
   })
 
+  it('to a client preferring text/html: the page of the job address (draft §3.3), reloading while working, not once done', async () => {
+    const { app, stepper } = await slowHost({ keep: 60_000 })
+    const { href } = await startJob(app, 2)
+    stepper.gates[1]!.open()
+    await eventually(async () => (await app.inject(href)).json().m.length === 1, 'a step shows')
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+    const page = await app.inject({ url: href, headers: browser })
+    const json = await app.inject(href)
+    assert.equal(page.statusCode, 200)
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
+    assert.match(String(page.headers['content-security-policy']), /default-src 'none'/)
+    assert.equal(page.headers['x-content-type-options'], 'nosniff')
+    assert.equal(page.headers['cache-control'], 'private, no-cache')
+    assert.equal(page.headers.refresh, '2')
+    assert.equal(page.headers.vary, 'Accept')
+    assert.equal(json.headers.vary, 'Accept')
+    assert.notEqual(page.headers.etag, json.headers.etag, 'each representation its own tag')
+    assert.ok(page.body.includes('Step 1 of 2'), 'the progress so far')
+    assert.ok(page.body.includes('cancel'), 'the form it admits now')
+    assert.ok(page.body.includes(href), 'its own address')
+    // Its tag answers If-None-Match with a 304, as the JSON's does.
+    assert.equal((await app.inject({ url: href, headers: { ...browser, 'if-none-match': String(page.headers.etag) } })).statusCode, 304)
+    // Without text/html, or with JSON preferred, the JSON as before.
+    for (const accept of ['*/*', 'application/json', 'application/json, text/html;q=0.5']) {
+      assert.equal((await app.inject({ url: href, headers: { accept } })).body, json.body, accept)
+    }
+    stepper.gates[2]!.open()
+    await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completes')
+    const done = await app.inject({ url: href, headers: browser })
+    assert.equal(done.headers.refresh, undefined)
+    assert.ok(done.body.includes('forget'))
+    await app.close()
+  })
+
+  it('with html: false, the JSON to every client', async () => {
+    const { app } = await slowHost({}, { html: false })
+    const { href } = await startJob(app, 1)
+    const page = await app.inject({ url: href, headers: { accept: 'text/html' } })
+    assert.equal(page.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(page.body, (await app.inject(href)).body)
+    await app.close()
+  })
+
   it('cancel: 200, the act\'s signal aborted, the job cancelled; cancel again: the bare 204', async () => {
     const { app, stepper } = await slowHost({})
     const { href } = await startJob(app, 2)
