@@ -1,6 +1,6 @@
 import type { Generated, Path, Schema } from './generate.ts'
 import type { Admits } from './judge.ts'
-import { escape } from '../json/pointer.ts'
+import { pathPointer } from '../json/pointer.ts'
 import { isObject as isJsonObject } from '../json/value.ts'
 
 // Near-misses: an admitted value with one location changed so that one keyword of the form refuses
@@ -153,8 +153,6 @@ export function valueAt (root: unknown, path: Path): unknown {
   return node
 }
 
-export const pointer = (path: Path): string => path.map((step) => `/${escape(String(step))}`).join('')
-
 /** The near-misses found, and for a keyword with none, why none could be built, when known. */
 export interface NearMisses {
   readonly found: NearMiss[]
@@ -192,7 +190,7 @@ export function nearMisses (generated: Generated, admits: Admits, perKeyword = I
         best ??= { value }
       }
       if (best !== undefined) {
-        found.push({ keyword, value: best.value, at: pointer(path) })
+        found.push({ keyword, value: best.value, at: pathPointer(path) })
         counts.set(keyword, (counts.get(keyword) ?? 0) + 1)
       }
     }
