@@ -2,8 +2,8 @@
 // each one. A generator of our own rather than json-schema-faker: its proposals are small and
 // near the form's bounds, and it records which subschema produced each location, which is what
 // near-misses (near-miss.ts) are built from.
-import { escape, unescape } from '../json/pointer.ts'
-import { isObject as isJsonObject } from '../json/value.ts'
+import { pathPointer, refPointer, valueAt } from '../json/pointer.ts'
+import { isObject as isJsonObject, type Json } from '../json/value.ts'
 
 export type Schema = Readonly<Record<string, unknown>>
 export type Path = readonly (string | number)[]
@@ -71,20 +71,16 @@ class Fail {
   constructor (readonly why?: string) {}
 }
 
-const where = (path: Path): string => path.map((step) => `/${escape(String(step))}`).join('') || '(the top)'
+const where = (path: Path): string => pathPointer(path) || '(the top)'
 
 const isObject = isJsonObject as (value: unknown) => value is Schema
 
 /** The subschema a local `$ref` names (`#`, `#/json/pointer`, or a `$anchor`), if any. */
 export function resolve (root: Schema, ref: string): Schema | undefined {
   if (!ref.startsWith('#')) return undefined
-  if (ref === '#') return root
-  if (!ref.startsWith('#/')) return anchors(root).get(ref.slice(1))
-  let node: unknown = root
-  for (const raw of ref.slice(2).split('/')) {
-    const token = unescape(decodeURIComponent(raw))
-    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[token] : undefined
-  }
+  const pointer = refPointer(ref)
+  if (pointer === undefined) return ref.startsWith('#/') ? undefined : anchors(root).get(ref.slice(1))
+  const node = valueAt(root as Json, pointer)
   return isObject(node) ? node : undefined
 }
 

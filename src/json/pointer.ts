@@ -7,6 +7,9 @@ export const escape = (key: string): string => key.replaceAll('~', '~0').replace
 /** A reference token as the member name it stands for. */
 export const unescape = (token: string): string => token.replaceAll('~1', '/').replaceAll('~0', '~')
 
+/** The JSON Pointer of a path of member names and array indexes. */
+export const pathPointer = (path: readonly (string | number)[]): string => path.map((step) => `/${escape(String(step))}`).join('')
+
 /** A JSON Pointer for messages; '' (the whole form) reads as "the form". */
 export const pointer = (path: string): string => (path === '' ? 'the form' : path)
 
@@ -25,4 +28,18 @@ export function valueAt (root: Json, pointer: string): Json | undefined {
     else return undefined
   }
   return at
+}
+
+/**
+ * The JSON Pointer a same-document `$ref` names (`#` or `#/...`), percent-decoded as RFC 6901 §6
+ * reads a URI fragment; undefined for any other reference (an `$anchor`, another document) and for
+ * a malformed percent-escape.
+ */
+export function refPointer (ref: string): string | undefined {
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined
+  try {
+    return decodeURIComponent(ref.slice(1))
+  } catch {
+    return undefined
+  }
 }

@@ -1,6 +1,9 @@
 // Values just inside and just outside a form: an example of each schema, and variants of it that
 // break one keyword at a time, each labelled with the pointer and keyword it aims at. Used to
-// check lint's decoder judgements against a real converter (test/lint/xgrammar.test.ts).
+// check lint's decoder judgements against a real converter (test/lint/xgrammar.test.ts). How one
+// keyword is broken at one place is the checker's (`proposals`); what is here walks the form to
+// every place, makes the values to break, and writes bodies no JSON.stringify writes.
+import { Beyond, proposals } from '../../src/check/near-miss.ts'
 import { escape, isObject, listOf, refTarget, resolve, type Json, type JsonObject } from '../../src/lint/schema.ts'
 
 export interface Near {
@@ -30,9 +33,17 @@ const SAMPLES: Record<string, string> = {
   'uri-template': '/a{b}',
   hostname: 'example.com'
 }
-const BAD_STRINGS = ['', ' ', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1', '::g', '01.2.3.4']
 const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
 const ANY_TYPE: Json[] = [null, true, 0, 1.5, 'a', [], {}]
+/** The checker's proposals for one keyword, none where its bound asks for too large a value. */
+const broken = (keyword: string, schema: JsonObject, current: Json, item?: Json): Json[] => {
+  try {
+    return proposals(keyword, schema, current, item) as Json[]
+  } catch (error) {
+    if (error instanceof Beyond) return []
+    throw error
+  }
+}
 const NAMES = ['a', 'foo', 'bar', 'v', 'fo', 'f', 'x', '1', 'á', 'aaa', 'a1', 'ab', 'l\'école', '\u{1F432}', 'foo\nbar', 'foo"bar']
 // Keywords by the type of value they constrain: a schema without a type is tried with each.
 const ASKS: Record<string, readonly string[]> = {
@@ -185,9 +196,9 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
   }
 
   // What does not depend on the value's type: other types, literals, in-place subschemas.
-  const inPlace = (schema: JsonObject, at: string, depth: number, out: Near[]): void => {
+  const inPlace = (schema: JsonObject, at: string, depth: number, out: Near[], base: Json): void => {
     const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
-    for (const value of [...ANY_TYPE, ...listOf(schema['enum']), ...('const' in schema ? [schema['const'] as Json] : [])]) add('type', value)
+    for (const value of broken('type', schema, base)) add('type', value)
     const target = refTarget(schema['$ref'])
     if (target !== undefined) near(resolve(form, target) ?? true, target, depth + 1, out)
     // Subschemas applied in place are tried together with what stands beside them.
@@ -206,36 +217,23 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
     }
     if ('then' in schema) near(merged(merged(rest, schema['if'] ?? true), schema['then'] as Json), `${at}/then`, depth + 1, out)
     if ('else' in schema) near(merged(rest, schema['else'] as Json), `${at}/else`, depth + 1, out)
-    for (const key of ['enum', 'const']) if (key in schema) for (const value of [...ANY_TYPE, 'zz', 12345]) add(key, value)
+    for (const key of ['enum', 'const']) if (key in schema) for (const value of broken(key, schema, base)) add(key, value)
   }
 
   const typed = (schema: JsonObject, at: string, depth: number, out: Near[], base: Json, own: boolean): void => {
     const add = (keyword: string, value: Json): void => { out.push({ at, keyword, value }) }
-    if (own) inPlace(schema, at, depth, out)
+    const breakAll = (keywords: readonly string[], current: Json, item?: Json): void => {
+      for (const key of keywords) if (key in schema) for (const value of broken(key, schema, current, item)) add(key, value)
+    }
+    if (own) inPlace(schema, at, depth, out, base)
     const n = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
-    for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) {
-      const bound = n(key)
-      if (bound !== undefined) for (const value of [bound - 1, bound, bound + 1, bound - 0.5, bound + 0.5]) add(key, value)
-    }
-    if (n('multipleOf') !== undefined && typeof base === 'number') {
-      for (const value of [base + 1, base - 1, base + (n('multipleOf') as number) / 2, n('minimum'), n('maximum')]) if (value !== undefined) add('multipleOf', value)
-    }
-    for (const key of ['minimum', 'maximum']) if (key in schema) for (const value of [2 ** 60, -(2 ** 60)]) add(key, value)
+    breakAll(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'], base)
     // Without a type, string keywords are tried on a string all the same.
     const text = typeof base === 'string' ? base : own && ['minLength', 'maxLength', 'pattern', 'format'].some((key) => key in schema) ? 'a' : undefined
-    if (text !== undefined) {
-      const base = text
-      const max = n('maxLength')
-      const min = n('minLength')
-      if (max !== undefined) for (const value of [base.padEnd(max + 1, base.at(-1) ?? 'a'), 'a'.repeat(max + 1), base.repeat(max + 1)]) add('maxLength', value)
-      if (min !== undefined) for (const value of [base.slice(0, Math.max(0, min - 1)), '']) add('minLength', value)
-      for (const key of ['pattern', 'format']) if (key in schema) for (const value of BAD_STRINGS) add(key, value)
-    }
+    if (text !== undefined) breakAll(['maxLength', 'minLength', 'pattern', 'format'], text)
     if (Array.isArray(base)) {
       const item = base.at(-1) ?? example(schema['items'] ?? true, depth + 1) ?? null
-      if ('maxItems' in schema) add('maxItems', [...base, ...Array.from({ length: (n('maxItems') ?? 0) + 1 }, () => item)])
-      if ('minItems' in schema) add('minItems', base.slice(0, Math.max(0, (n('minItems') ?? 0) - 1)))
-      if ('uniqueItems' in schema) add('uniqueItems', [item, item])
+      breakAll(['maxItems', 'minItems', 'uniqueItems'], base, item)
       if ('contains' in schema) add('contains', [])
       const hit = example(schema['contains'] ?? true, depth + 1)
       if (hit !== undefined) {
@@ -253,15 +251,9 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
       listOf(schema['prefixItems']).forEach((prefix, i) => inside(prefix, `${at}/prefixItems/${i}`, i))
     }
     if (isObject(base)) {
-      for (const name of listOf(schema['required'])) {
-        if (typeof name !== 'string') continue
-        const { [name]: _, ...rest } = base
-        add('required', rest)
-      }
-      add('additionalProperties', { ...base, zz: 1 })
+      // Members removed or added are tried whether or not the form bounds them.
+      for (const key of ['required', 'additionalProperties', 'maxProperties', 'minProperties']) for (const value of broken(key, schema, base)) add(key, value)
       add('propertyNames', { ...base, 'a-much-longer-name': 1 })
-      add('maxProperties', { ...base, zz: 1, zy: 2 })
-      add('minProperties', {})
       for (const [name, names] of Object.entries(isObject(schema['dependentRequired']) ? schema['dependentRequired'] : {})) {
         const value: Record<string, Json> = { ...base, [name]: base[name] ?? 1 }
         for (const other of listOf(names)) if (typeof other === 'string') delete value[other]

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { escape, unescape, valueAt } from '../../src/json/pointer.ts'
+import { escape, pathPointer, refPointer, unescape, valueAt } from '../../src/json/pointer.ts'
 import type { Json } from '../../src/json/value.ts'
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -37,5 +37,25 @@ describe('JSON Pointer (RFC 6901)', () => {
       assert.equal(unescape(escape(name)), name)
       assert.ok(!escape(name).includes('/'))
     }))
+  })
+  it('finds every member of any value at the pointer of its path, and again through a $ref to it', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const walk = (here: unknown, path: Array<string | number>): void => {
+        const pointer = pathPointer(path)
+        assert.deepEqual(valueAt(value as Json, pointer), here)
+        // RFC 6901 §6: in a URI fragment the pointer is percent-encoded; decoding gives it back
+        assert.equal(refPointer(`#${encodeURI(pointer).replaceAll('#', '%23')}`), pointer)
+        if (Array.isArray(here)) here.forEach((item, i) => walk(item, [...path, i]))
+        else if (here !== null && typeof here === 'object') for (const [key, item] of Object.entries(here)) walk(item, [...path, key])
+      }
+      walk(value, [])
+    }))
+  })
+
+  it('reads a $ref as a pointer only when it is one: "#" and "#/...", percent-decoded, or nothing', () => {
+    assert.equal(refPointer('#'), '')
+    assert.equal(refPointer('#/$defs/a%25b'), '/$defs/a%b')
+    assert.equal(refPointer('#/a%2Fb'), '/a/b', 'decoded first, then split (RFC 6901 §6)')
+    for (const ref of ['#anchor', 'other.json#/a', '', '/a', '#/%zz', '#/%E0%A4%A']) assert.equal(refPointer(ref), undefined, ref)
   })
 })
