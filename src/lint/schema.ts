@@ -1,7 +1,7 @@
 // Reading a form as a tree of schemas: where each subschema is, what it applies to, and where a
 // local `$ref` leads. Only what the lint needs, cheaply: one walk per form.
 import { applicators } from '../json/applicators.ts'
-import { escape, valueAt } from '../json/pointer.ts'
+import { escape, refPointer, valueAt } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
 export { escape, isObject, type Json, type JsonObject }
@@ -63,15 +63,8 @@ export const entries = (value: Json | undefined): Array<[string, Json]> => (isOb
  * follow (an `$anchor`, another document): such a ref is left to the validator, which refuses
  * what does not resolve.
  */
-export function refTarget (ref: Json | undefined): string | undefined {
-  if (typeof ref !== 'string' || !ref.startsWith('#')) return undefined
-  if (ref !== '#' && !ref.startsWith('#/')) return undefined
-  try {
-    return decodeURIComponent(ref.slice(1))
-  } catch {
-    return undefined
-  }
-}
+export const refTarget = (ref: Json | undefined): string | undefined =>
+  typeof ref === 'string' ? refPointer(ref) : undefined
 
 /** The value at a JSON Pointer of the form, or undefined. */
 export const resolve = valueAt

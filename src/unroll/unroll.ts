@@ -4,7 +4,7 @@
 import { GPT_ERR_UNROLL } from '../errors.ts'
 import { applicators } from '../json/applicators.ts'
 import { freezeJson } from '../json/freeze.ts'
-import { escape, unescape, valueAt } from '../json/pointer.ts'
+import { escape, refPointer, unescape, valueAt } from '../json/pointer.ts'
 import { stronglyConnected } from '../json/scc.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
@@ -50,12 +50,8 @@ function locate (form: Json, ref: Json | undefined, at: string): { pointer: stri
   if (typeof ref !== 'string') return refuse(`${where} is not a string`)
   if (!ref.startsWith('#')) return refuse(`${where} ("${ref}") leaves the form: only refs within it ("#/...") can be unrolled`)
   if (ref !== '#' && !ref.startsWith('#/')) return refuse(`${where} ("${ref}") names an $anchor: write it as a JSON Pointer ("#/$defs/...")`)
-  let decoded = ''
-  try {
-    decoded = decodeURIComponent(ref.slice(1))
-  } catch {
-    return refuse(`${where} ("${ref}") is not a valid URI fragment`)
-  }
+  const decoded = refPointer(ref)
+  if (decoded === undefined) return refuse(`${where} ("${ref}") is not a valid URI fragment`)
   const schema = valueAt(form, decoded)
   if (schema === undefined) return refuse(`${where} ("${ref}") does not resolve within the form`)
   if (typeof schema !== 'boolean' && !isObject(schema)) return refuse(`${where} ("${ref}") names a value that is not a schema`)
