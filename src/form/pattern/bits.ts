@@ -281,13 +281,9 @@ export class BitSimulation {
       if (c < 128) {
         d = l & (asciiAccept[c * WORDS] as number)
       } else {
-        if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
-          const low = text.charCodeAt(at + 1)
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
-            width = 2
-          }
-        }
+        // a surrogate pair is one code point (the `u` flag); a lone surrogate stands for itself
+        c = text.codePointAt(at) as number
+        if (c > 0xffff) width = 2
         let accept = this.codePointAccept.get(c)
         if (accept === undefined) {
           accept = this.accepting(c)
@@ -439,13 +435,9 @@ export class BitSimulation {
         d1 = l1 & (asciiAccept[k + 1] as number)
         d2 = l2 & (asciiAccept[k + 2] as number)
       } else {
-        if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
-          const low = text.charCodeAt(at + 1)
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
-            width = 2
-          }
-        }
+        // a surrogate pair is one code point (the `u` flag); a lone surrogate stands for itself
+        c = text.codePointAt(at) as number
+        if (c > 0xffff) width = 2
         let accept = this.codePointAccept.get(c)
         if (accept === undefined) {
           accept = this.accepting(c)

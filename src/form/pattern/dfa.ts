@@ -181,13 +181,9 @@ export class LazyDfa {
       if (c < 128) {
         cls = asciiClass[c] as number
       } else {
-        if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
-          const low = text.charCodeAt(at + 1)
-          if (low >= 0xdc00 && low <= 0xdfff) {
-            c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
-            width = 2
-          }
-        }
+        // a surrogate pair is one code point (the `u` flag); a lone surrogate stands for itself
+        c = text.codePointAt(at) as number
+        if (c > 0xffff) width = 2
         cls = this.classOf(c)
         if (cls < 0) {
           h = this.flush(h)

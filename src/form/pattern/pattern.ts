@@ -579,15 +579,9 @@ class Program implements LinearPattern, Automaton {
         if (size < 0) return this.done(steps, true)
       }
       if (at >= length || (size === 0 && this.anchored)) return this.done(steps, false)
-      let c = text.charCodeAt(at)
-      let width = 1
-      if (c >= 0xd800 && c <= 0xdbff && at + 1 < length) {
-        const low = text.charCodeAt(at + 1)
-        if (low >= 0xdc00 && low <= 0xdfff) {
-          c = ((c - 0xd800) << 10) + (low - 0xdc00) + 0x10000
-          width = 2
-        }
-      }
+      // a surrogate pair is one code point (the `u` flag); a lone surrogate stands for itself
+      const c = text.codePointAt(at) as number
+      const width = c > 0xffff ? 2 : 1
       this.tick++
       const after = index + 1
       // first every counter reads the character, before a closure below enters one at `after`
