@@ -1,4 +1,6 @@
 import type { JsonObject } from '../form/compile.ts'
+import { renderPage, type Page } from '../page/html.ts'
+import type { Message } from '../types.ts'
 import type { Job, Status } from './job.ts'
 
 /**
@@ -52,6 +54,21 @@ export function jobArrival (job: Job, address: string, href: string, poll: numbe
   const arrival = { version: job.version, body, etag: `"${job.version}"` }
   cache.set(job, arrival)
   return arrival
+}
+
+const pages = new WeakMap<Job, Page & { version: number }>()
+
+/**
+ * The page of a job address (draft §3.3): the page every address has, of the job arrival's p, m
+ * and s, built once per change of state like the arrival.
+ */
+export function jobPage (job: Job, arrival: JobArrival, href: string): Page {
+  const cached = pages.get(job)
+  if (cached !== undefined && cached.version === job.version) return cached
+  const { p, m, s } = JSON.parse(arrival.body) as { p: string, m: Message[], s: JsonObject }
+  const page = { version: job.version, ...renderPage({ path: href, prompt: p, messages: m, form: s }) }
+  pages.set(job, page)
+  return page
 }
 
 const PROMPTS: Readonly<Record<Status, (poll: number, expires: string) => string>> = {

@@ -3,10 +3,7 @@ import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, Fastif
 import { compileForm } from '../form/compile.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
-import { renderPage } from '../page/html.ts'
-import type { JsonObject } from '../json/value.ts'
-import type { Message } from '../types.ts'
-import { CONTROL_FORMS, jobArrival } from './arrival.ts'
+import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import type { Job } from './job.ts'
 import { jobsPath } from './run.ts'
 import type { BackgroundSettings } from './settings.ts'
@@ -77,8 +74,7 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
         return reply.code(304).send()
       }
       if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)
-      const { p, m, s } = JSON.parse(arrival.body) as { p: string, m: Message[], s: JsonObject }
-      const { html, csp } = renderPage({ path: href, prompt: p, messages: m, form: s })
+      const { html, csp } = jobPage(job, arrival, href)
       // While the act works the page reloads itself, every poll (the HTML standard's Refresh), so a
       // reader watches its progress come; once it is done the page stays.
       if (!job.done) reply.header('refresh', poll)
