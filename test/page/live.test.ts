@@ -2,14 +2,13 @@
 // its progress comes live over the job's SSE stream, its result too, and nothing in a progress
 // message is ever markup. Without JavaScript it reloads itself instead.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import gpt, { type GptOptions } from '../../src/index.ts'
+import { launchChromium, watchProblems } from '../helpers/chromium.ts'
 import { eventually } from '../helpers/jobs.ts'
 
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const HOSTILE = ['</script><script>window.pwned = 1</script>', '<img src=x onerror="window.pwned = 2">', '"><svg onload="window.pwned = 3">']
 
 /** What the act of one job yields next, and what it returns: given by the test, one at a time. */
@@ -43,9 +42,6 @@ const channels: Channel[] = []
 const contexts: BrowserContext[] = []
 
 before(async () => {
-  if (!existsSync(executablePath)) {
-    throw new Error(`no Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM to a Chromium build)`)
-  }
   app = Fastify()
   await app.register(gpt, {
     prefix: '/slow',
@@ -63,12 +59,7 @@ before(async () => {
     }
   } as unknown as GptOptions)
   base = await app.listen({ host: '127.0.0.1', port: 0 })
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync']
-  })
+  browser = await launchChromium()
 })
 
 after(async () => {
@@ -91,21 +82,10 @@ async function open (href: string, javaScriptEnabled = true): Promise<{ page: Pa
   const context = await browser.newContext({ javaScriptEnabled })
   contexts.push(context)
   const page = await context.newPage()
-  const problems: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`)
-  })
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  if (javaScriptEnabled) {
-    await page.addInitScript(`window.violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI))`)
-  }
+  const problems = await watchProblems(page, javaScriptEnabled)
   await page.goto(base + href)
   if (javaScriptEnabled) await page.locator('#progress[data-state="working"]').waitFor() // its stream is open
-  return {
-    page,
-    problems: async () => [...problems, ...(await page.evaluate('window.violations') as string[]).map((v) => `CSP: ${v}`)]
-  }
+  return { page, problems }
 }
 
 /** Waits until the job's arrival has a message: the page built now shows it. */
