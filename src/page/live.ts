@@ -13,7 +13,8 @@ export interface Live {
 /**
  * The script of a running job's page, allowed by its hash beside the page's own. It follows the
  * job's events as server-sent events from the last one the page shows, appends each event's
- * message to the conversation and says the job's state; once the job ends it closes the stream.
+ * message to the conversation and says the job's state; once the job ends it closes the stream
+ * and shows the job's prompt as it now reads.
  * It only ever writes text (textContent), never HTML. Plain browser JavaScript, so the bytes
  * hashed are the bytes served.
  */
@@ -31,6 +32,15 @@ export const LIVE_SCRIPT = String.raw`
   const say = (text, kind) => {
     state.textContent = text
     state.dataset.state = kind
+  }
+  // The job's p says what it is now (its state, when it expires): read it from its arrival.
+  const refreshPrompt = async () => {
+    try {
+      const response = await fetch(location.href, { headers: { accept: 'application/json' } })
+      const arrival = await response.json()
+      const prompt = document.querySelector('.prompt')
+      if (prompt && typeof arrival.p === 'string') prompt.textContent = arrival.p
+    } catch {} // the old p stays; the status line already says the job ended
   }
   const source = new EventSource(state.dataset.events + '?after=' + seen)
   source.addEventListener('open', () => say('Working. Its progress appears below as it comes.', 'working'))
@@ -51,6 +61,7 @@ export const LIVE_SCRIPT = String.raw`
     if (data.status !== 'working') {
       source.close()
       say(ENDED[data.status] || 'The job has ended. Reload the page.', data.status)
+      refreshPrompt()
     }
   })
   // An EventSource reconnects by itself (from the last id it saw) unless the answer was not a

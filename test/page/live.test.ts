@@ -113,6 +113,7 @@ describe('a running job\'s page in a browser', () => {
     await page.locator('#progress[data-state="completed"]').waitFor()
     assert.deepEqual(await messages(page).allTextContents(), ['first step', 'second step', 'third step', 'Completed. The result: {"answer":42}'])
     assert.match(await page.locator('#progress').textContent() ?? '', /has completed/)
+    await page.locator('.prompt', { hasText: 'has completed' }).waitFor() // its p as it now reads
     assert.equal(await page.evaluate('window.same'), true, 'never reloaded')
     assert.deepEqual(await problems(), [])
     // What it shows live is what the job's page shows once reloaded.
