@@ -62,11 +62,13 @@ const pages = new WeakMap<Job, Page & { version: number }>()
  * The page of a job address (draft §3.3): the page every address has, of the job arrival's p, m
  * and s, built once per change of state like the arrival.
  */
-export function jobPage (job: Job, arrival: JobArrival, href: string): Page {
+export function jobPage (job: Job, arrival: JobArrival, href: string, poll: number): Page {
   const cached = pages.get(job)
   if (cached !== undefined && cached.version === job.version) return cached
   const { p, m, s } = JSON.parse(arrival.body) as { p: string, m: Message[], s: JsonObject }
-  const page = { version: job.version, ...renderPage({ path: href, prompt: p, messages: m, form: s }) }
+  // While it works, the page follows the job's events from the last one it shows (src/page/live.ts).
+  const live = job.done ? undefined : { events: `${href}/events`, after: job.version, refresh: Math.ceil(poll / 1000) }
+  const page = { version: job.version, ...renderPage({ path: href, prompt: p, messages: m, form: s }, [], [], live) }
   pages.set(job, page)
   return page
 }

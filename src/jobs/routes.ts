@@ -4,6 +4,7 @@ import { compileForm } from '../form/compile.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
+import { cursorOf, framingFor } from './framing.ts'
 import type { Job } from './job.ts'
 import { jobsPath } from './run.ts'
 import type { BackgroundSettings } from './settings.ts'
@@ -13,7 +14,6 @@ import type { JobStore } from './store.ts'
 const CONTROL_LIMIT = 1024
 const JSON_TYPE = 'application/json; charset=utf-8'
 const HTML_TYPE = 'text/html; charset=utf-8'
-const CURSOR = /^\d{1,15}$/
 const LEVELS = ['trace', 'debug', 'info']
 
 type Params = { Params: { id: string }, Querystring: { after?: string } }
@@ -74,10 +74,9 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
         return reply.code(304).send()
       }
       if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)
-      const { html, csp } = jobPage(job, arrival, href)
-      // While the act works the page reloads itself, every poll (the HTML standard's Refresh), so a
-      // reader watches its progress come; once it is done the page stays.
-      if (!job.done) reply.header('refresh', poll)
+      // While the act works the page follows its events live (or, with no script, reloads itself
+      // every poll); once it is done the page stays.
+      const { html, csp } = jobPage(job, arrival, href, background.poll)
       return reply.header('content-type', HTML_TYPE).header('content-security-policy', csp)
         .header('x-content-type-options', 'nosniff').send(html)
     })
@@ -111,23 +110,27 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       }
     })
 
-    // Not an address (draft §3.3: an address's GET is its arrival): the job's events as NDJSON,
-    // from `?after=<seq>` (or Last-Event-ID) on, an empty line when quiet, closed once it ends.
+    // Not an address (draft §3.3: an address's GET is its arrival): the job's events, as NDJSON or
+    // (to a client asking for text/event-stream) as SSE, from `?after=<seq>` (or Last-Event-ID)
+    // on, a heartbeat when quiet, closed once it ends.
     jobs.get<Params>('/:id/events', common, (request, reply) => {
       const job = found(request, reply)
       if (job === undefined) return reply
-      const given = request.query.after ?? request.headers['last-event-id']
-      const cursor = typeof given === 'string' && CURSOR.test(given) ? Number(given) : 0
+      const framing = framingFor(request, background.poll)
+      const backlog = job.since(cursorOf(request.query.after, request.headers['last-event-id']))
+      reply.header('cache-control', 'private, no-store').header('vary', 'Accept')
+      if (job.done && backlog.length === 0 && framing.emptyIs204) return reply.code(204).send()
       const stream = new PassThrough()
-      reply.header('content-type', 'application/x-ndjson').header('cache-control', 'private, no-store').header('x-accel-buffering', 'no')
-      for (const event of job.since(cursor)) stream.write(event.line)
+      reply.header('content-type', framing.type).header('x-accel-buffering', 'no')
+      if (framing.opening !== '') stream.write(framing.opening)
+      for (const event of backlog) stream.write(framing.event(event))
       if (job.done) {
         stream.end()
         return reply.send(stream)
       }
-      const heartbeat = setInterval(() => { stream.write('\n') }, background.heartbeat)
+      const heartbeat = setInterval(() => { stream.write(framing.heartbeat) }, background.heartbeat)
       const stop = job.subscribe((event) => {
-        stream.write(event.line)
+        stream.write(framing.event(event))
         if (event.status !== 'working') stream.end()
       })
       // A client leaving ends its stream only: the job goes on (never cancelled by a disconnect).

@@ -4,6 +4,7 @@ import type { Link } from '../links/option.ts'
 import type { AddressView } from '../types.ts'
 import { escapeHtml } from './escape.ts'
 import { renderInputs } from './inputs.ts'
+import { LIVE_SCRIPT, liveHead, liveState, type Live } from './live.ts'
 import { SCRIPT } from './script.ts'
 import { STYLE } from './style.ts'
 
@@ -18,20 +19,27 @@ export interface Page {
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`
 
 /**
- * The page's policy: nothing loads but its one script and one stylesheet (by hash), it connects
- * only to its own origin (the act), and no DOM sink takes a string as HTML (Trusted Types).
+ * The page's policy: nothing loads but its scripts and its one stylesheet (by hash), it connects
+ * only to its own origin (the act, a job's stream), and no DOM sink takes a string as HTML
+ * (Trusted Types).
  */
-export const CSP = [
-  "default-src 'none'",
-  `script-src ${hash(SCRIPT)}`,
-  `style-src ${hash(STYLE)}`,
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'"
-].join('; ')
+function policy (scripts: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    `script-src ${scripts.map(hash).join(' ')}`,
+    `style-src ${hash(STYLE)}`,
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+    "require-trusted-types-for 'script'",
+    "trusted-types 'none'"
+  ].join('; ')
+}
+
+export const CSP = policy([SCRIPT])
+/** The policy of a running job's page: its second script, which follows the job, allowed too. */
+const LIVE_CSP = policy([SCRIPT, LIVE_SCRIPT])
 
 const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script\s*>/gi
 const INLINE_STYLE = /<style\b[^>]*>([\s\S]*?)<\/style\s*>/gi
@@ -91,14 +99,14 @@ function title (view: AddressView): string {
   return short === '' ? `GPT address ${view.path}` : `${short} · ${view.path}`
 }
 
-function conversation (view: AddressView): string {
-  if (view.messages.length === 0) return ''
+function conversation (view: AddressView, live: Live | undefined): string {
+  if (view.messages.length === 0 && live === undefined) return ''
   const items = view.messages.map((message) =>
     `<li class="message${ROLES.has(message.role) ? ` ${message.role}` : ''}"><span class="role">${escapeHtml(message.role)}</span>` +
     `<div class="content">${escapeHtml(message.content)}</div></li>`)
   return `<section aria-labelledby="m-title">
 <h2 id="m-title">The conversation so far</h2>
-<ol class="messages">
+${live === undefined ? '<ol class="messages">' : `${liveState(live)}<ol class="messages" id="messages">`}
 ${items.join('\n')}
 </ol>
 </section>
@@ -164,7 +172,7 @@ ${rows.join('\n')}
  * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
  * the address linted its form, is shown as a table of who can act.
  */
-export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = []): Page {
+export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = [], live?: Live): Page {
   const here = escapeHtml(view.path)
   const inputs = renderInputs(view.form)
   const html = `<!doctype html>
@@ -176,7 +184,7 @@ export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title(view))}</title>
 <style>${STYLE}</style>
-</head>
+${live === undefined ? '' : liveHead(live)}</head>
 <body>
 <div class="page">
 <header>
@@ -186,7 +194,7 @@ ${view.prompt.trim() === ''
     : `<p class="prompt">${escapeHtml(view.prompt)}</p>`}
 </header>
 <main>
-${conversation(view)}${named(links)}<section aria-labelledby="act-title">
+${conversation(view, live)}${named(links)}<section aria-labelledby="act-title">
 <h2 id="act-title">Act</h2>
 <p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${leftOut(inputs)}</p>
 <noscript><p>Acting from this page needs JavaScript. Without it, POST the JSON body to this address (see below).</p></noscript>
@@ -218,8 +226,8 @@ curl -s <span class="here">${here}</span> -d @body.json</code></pre>
 </footer>
 </div>
 <script>${SCRIPT}</script>
-</body>
+${live === undefined ? '' : `<script>${LIVE_SCRIPT}</script>\n`}</body>
 </html>
 `
-  return { html, csp: CSP }
+  return { html, csp: live === undefined ? CSP : LIVE_CSP }
 }

@@ -185,7 +185,7 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     await app.close()
   })
 
-  it('to a client preferring text/html: the page of the job address (draft §3.3), reloading while working, not once done', async () => {
+  it('to a client preferring text/html: the page of the job address (draft §3.3), following it while working, not once done', async () => {
     const { app, stepper } = await slowHost({ keep: 60_000 })
     const { href } = await startJob(app, 2)
     stepper.gates[1]!.open()
@@ -198,7 +198,11 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     assert.match(String(page.headers['content-security-policy']), /default-src 'none'/)
     assert.equal(page.headers['x-content-type-options'], 'nosniff')
     assert.equal(page.headers['cache-control'], 'private, no-cache')
-    assert.equal(page.headers.refresh, '2')
+    // The page follows the job's events itself; only where no script runs does it reload every poll.
+    assert.equal(page.headers.refresh, undefined)
+    assert.ok(page.body.includes('<noscript><meta http-equiv="refresh" content="2"></noscript>'))
+    assert.ok(page.body.includes(`data-events="${href}/events" data-after="1"`), 'its stream, after the event it shows')
+    assert.equal(page.body.match(/<script>/g)?.length, 2)
     assert.equal(page.headers.vary, 'Accept')
     assert.equal(json.headers.vary, 'Accept')
     assert.notEqual(page.headers.etag, json.headers.etag, 'each representation its own tag')
@@ -215,6 +219,10 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completes')
     const done = await app.inject({ url: href, headers: browser })
     assert.equal(done.headers.refresh, undefined)
+    assert.ok(!done.body.includes('http-equiv="refresh"'))
+    assert.ok(!done.body.includes('data-events'))
+    assert.equal(done.body.match(/<script>/g)?.length, 1)
+    assert.notEqual(done.headers['content-security-policy'], page.headers['content-security-policy'], 'one script fewer')
     assert.ok(done.body.includes('forget'))
     await app.close()
   })

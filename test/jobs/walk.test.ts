@@ -33,12 +33,17 @@ describe('the curl + jq walk of docs/jobs.md', () => {
       curl -sN "$j/events" | jq -c --unbuffered 'select(.status == "working") | .progress.message'
       curl -s "$j" | jq -c '{status, result}'
       curl -s "$j" | jq -r '.m[-1].content'
+      curl -sN "$j/events" -H 'Accept: text/event-stream' | sed -n 's/^data: //p' | jq -r .message
     `, { h })
     assert.equal(out, [
       '"\\"tabs\\" has 4 letters"',
       '"\\"or\\" has 2 letters"',
       '"\\"spaces\\" has 6 letters"',
       '{"status":"completed","result":{"letters":{"tabs":4,"or":2,"spaces":6},"total":12}}',
+      'Completed. The result: {"letters":{"tabs":4,"or":2,"spaces":6},"total":12}',
+      '"tabs" has 4 letters',
+      '"or" has 2 letters',
+      '"spaces" has 6 letters',
       'Completed. The result: {"letters":{"tabs":4,"or":2,"spaces":6},"total":12}',
       ''
     ].join('\n'))

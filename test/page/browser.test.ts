@@ -1,15 +1,14 @@
 // The page in a real browser: Debian's Chromium (apt-get install chromium; or set CHROMIUM to
 // another build), driven by playwright-core, against a real host on 127.0.0.1.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { after, before, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { poll } from '../../example/addresses.js'
 import gpt from '../../src/index.ts'
 import { plan } from '../fixtures/plan.ts'
+import { launchChromium, watchProblems } from '../helpers/chromium.ts'
 
-const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
 const EVIL = '<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
 
 // Typed loosely (object): inferring act's body type from a form this size costs the type checker more than it tells.
@@ -79,9 +78,6 @@ const votes = { tabs: 0, spaces: 0 }
 const contexts: BrowserContext[] = []
 
 before(async () => {
-  if (!existsSync(executablePath)) {
-    throw new Error(`no Chromium at ${executablePath}: apt-get install chromium (or set CHROMIUM to a Chromium build)`)
-  }
   app = Fastify()
   const act = (body: unknown) => {
     seen.push(body)
@@ -100,12 +96,7 @@ before(async () => {
   await app.register(gpt, { ...poll(votes), rateLimit: false })
   await app.register(gpt, { prefix: '/many', form: many, act, rateLimit: false })
   base = await app.listen({ host: '127.0.0.1', port: 0 })
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync']
-  })
+  browser = await launchChromium()
 })
 
 after(async () => {
@@ -118,19 +109,10 @@ async function open (path: string): Promise<{ page: Page, problems: () => Promis
   const context = await browser.newContext()
   contexts.push(context)
   const page = await context.newPage()
-  const problems: string[] = []
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`)
-  })
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`))
-  await page.addInitScript(`window.violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective + ' ' + e.blockedURI))`)
+  const problems = await watchProblems(page)
   await page.goto(base + path)
   await page.locator('html.live').waitFor() // the page's script ran to its end
-  return {
-    page,
-    problems: async () => [...problems, ...(await page.evaluate('window.violations') as string[]).map((v) => `CSP: ${v}`)]
-  }
+  return { page, problems }
 }
 
 const outcome = (page: Page) => page.locator('#outcome')
