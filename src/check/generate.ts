@@ -39,7 +39,8 @@ export const MAX_LENGTH = 10_000
 export const MAX_MEMBERS = 1000
 /** Steps (values proposed at any depth, in branches given up too) to one value: arrays of arrays and unions multiply. */
 export const MAX_PARTS = 10_000
-const FORMATS: Readonly<Record<string, string>> = {
+/** A value of each format the generator knows, valid by the format's own standard. */
+export const FORMATS: Readonly<Record<string, string>> = {
   'date-time': '2024-01-02T03:04:05Z',
   date: '2024-01-02',
   time: '03:04:05Z',
