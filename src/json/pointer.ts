@@ -64,19 +64,32 @@ function fragmentOf (ref: string): string | undefined {
 // Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.
 const DATA = new Set(['const', 'enum', 'default', 'examples'])
 
-/** The schema whose `$anchor` is `name`, outside any nested `$id` (another resource). */
+const ANCHORS = new WeakMap<object, Map<string, Json>>()
+
+/**
+ * The schema whose `$anchor` is `name`, outside any nested `$id` (another resource). The anchors of
+ * a root are found once, without recursion (a form's depth is its author's choice), and kept while
+ * the root lives: a generator asks for the same anchors thousands of times.
+ */
 function anchored (root: Json, name: string): Json | undefined {
-  const stack: Json[] = [root]
-  while (stack.length > 0) {
-    const s = stack.pop()
-    if (Array.isArray(s)) {
-      stack.push(...s)
-    } else if (isObject(s)) {
-      if (s['$anchor'] === name) return s
-      for (const [key, v] of Object.entries(s)) {
-        if (!DATA.has(key) && !(isObject(v) && typeof v['$id'] === 'string')) stack.push(v)
+  if (!isObject(root) && !Array.isArray(root)) return undefined
+  let found = ANCHORS.get(root)
+  if (found === undefined) {
+    found = new Map()
+    const stack: Json[] = [root]
+    while (stack.length > 0) {
+      const s = stack.pop()
+      if (Array.isArray(s)) {
+        stack.push(...s)
+      } else if (isObject(s)) {
+        // the first met is the one named, as a search that stops there would find it
+        if (typeof s['$anchor'] === 'string' && !found.has(s['$anchor'])) found.set(s['$anchor'], s)
+        for (const [key, v] of Object.entries(s)) {
+          if (!DATA.has(key) && !(isObject(v) && typeof v['$id'] === 'string')) stack.push(v)
+        }
       }
     }
+    ANCHORS.set(root, found)
   }
-  return undefined
+  return found.get(name)
 }
