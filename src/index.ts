@@ -1,5 +1,4 @@
 import accepts from '@fastify/accepts'
-import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -16,18 +15,11 @@ import { arrivalHandler, codedTag } from './address/arrival.ts'
 import { installJobs } from './jobs/index.ts'
 import { installLinks } from './links/host.ts'
 import { openapiRoute } from './address/openapi.ts'
-import { resolveOptions, type GptOptions, type LocalGptOptions, type Settings, type SharedGptOptions } from './address/options.ts'
+import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
+import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
 import { keepTickObject } from './address/tick.ts'
 
-// draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
-// prior contact and tell rejected bodies apart; only a 429 says when to come back.
-const RATE_LIMIT_LABELS = ['limit', 'remaining', 'reset'].flatMap((name) => [`x-ratelimit-${name}`, `ratelimit-${name}`])
-const SILENT = Object.fromEntries(RATE_LIMIT_LABELS.map((label) => [label, false]))
-const QUIET_HEADERS = {
-  addHeadersOnExceeding: SILENT,
-  addHeaders: { ...SILENT, 'retry-after': true }
-} satisfies RateLimitPluginOptions
 // Before any registration allocates: see src/address/tick.ts.
 keepTickObject()
 
@@ -38,17 +30,13 @@ keepTickObject()
  */
 async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
-  const settings = reviewed(resolveOptions(options as unknown as Record<string, unknown>, path), options.maxDepth !== undefined, instance.log)
+  const settings = resolveOptions(options as unknown as Record<string, unknown>, path, (resolved, maxDepthGiven) => reviewed(resolved, maxDepthGiven, instance.log))
   const address = new Address(settings)
   await address.share(instance.log)
   installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
-  // A host's rate-limit headers are taken off in each route's last onSend (quiet, src/address/arrival.ts):
-  // one hook a request instead of two.
-  if (settings.rateLimit !== false) {
-    await instance.register(rateLimit, { ...QUIET_HEADERS, ...rateLimitDefaults(settings), ...settings.rateLimit, global: true })
-  }
+  await installRateLimit(instance, settings)
   if (settings.html !== false && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
   instance.decorateRequest('gptActor', undefined)
   if (settings.explain && process.env['NODE_ENV'] === 'production') {
@@ -65,16 +53,6 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   instance.get('/', { ...(arrivalDoc.schema === undefined ? {} : { schema: arrivalDoc.schema }), config: arrivalDoc.config }, arrivalHandler(address))
   installAct(instance, address, await installJobs(instance, settings))
   settings.onAddress?.(address)
-}
-
-/**
- * With Redis, each address keeps its counts apart, and a Redis outage lets requests through
- * (fail open): a shared store going away must not take every address down with it, and bodies
- * are still bounded, parsed and validated (docs/deploying.md).
- */
-function rateLimitDefaults (settings: Settings): RateLimitPluginOptions {
-  if (settings.rateLimit === false || settings.rateLimit.redis === undefined) return {}
-  return { nameSpace: `fastify-gpt:${settings.path}:`, skipOnError: true }
 }
 
 declare const brand: unique symbol

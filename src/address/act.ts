@@ -12,6 +12,7 @@ import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '.
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from '../parse/parse.ts'
+import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -270,43 +271,22 @@ function actHandler (settings: Settings, reject: Reject) {
 
     const outcome = new Outcome(request, reply, path)
     let result: unknown
-    let then: unknown
+    let settled: Promise<unknown> | undefined
     try {
       result = act(body as never, request, reply)
-      then = thenOf(result) // a getter or a revoked proxy may throw here: still the act's failure
+      // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection. A
+      // `then` getter or a revoked proxy may throw before that: still the act's failure.
+      if (isThenable(result)) settled = Promise.resolve(result)
     } catch (error) {
       return outcome.failed(error, 'it threw') // throws the error Fastify's error path takes
     }
-    if (typeof then !== 'function') return outcome.respond(result)
-    // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection.
-    const settled = new Promise((resolve, reject) => { (then as Then).call(result, resolve, reject) })
+    // A plain result answers at once, with no promise made for it.
+    if (settled === undefined) return outcome.respond(result)
     const rejected = (error: unknown): FastifyReply => outcome.failed(error, 'its promise rejected')
     if (actTimeout === undefined) return settled.then(outcome.respond, rejected)
-    return new Promise((resolve, reject) => {
-      // The first of the act's answer and the timer decides; whatever comes second is dropped.
-      let over = false
-      const decide = (answer: () => FastifyReply): void => {
-        if (over) return
-        over = true
-        clearTimeout(timer)
-        try {
-          resolve(answer())
-        } catch (error) {
-          reject(error)
-        }
-      }
-      const timer = setTimeout(() => decide(() => outcome.timedOut(actTimeout)), actTimeout)
-      settled.then((value) => decide(() => outcome.respond(value)), (error: unknown) => decide(() => rejected(error)))
-    })
+    // The first of the act's answer and the timer decides; whatever comes second is dropped.
+    return within(settled, actTimeout).then((value) => value === LATE ? outcome.timedOut(actTimeout) : outcome.respond(value), rejected)
   }
-}
-
-type Then = (this: unknown, onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void) => unknown
-
-/** What `await` would read as the `then` of a value. */
-function thenOf (value: unknown): unknown {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
-  return (value as { then?: unknown }).then
 }
 
 /** A failed act's answer: its status and the headers the reply had before the act ran. */

@@ -8,6 +8,7 @@ import { compileForm } from '../form/compile.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import { checkStoredText, type Limits } from '../limits.ts'
 import { resolveContent, type Content, type GptAddress, type Settings, type Update } from './options.ts'
+import { isThenable } from './settle.ts'
 
 /**
  * One version of an address: its content, the validator compiled from that very form and the
@@ -134,7 +135,7 @@ export class Address implements GptAddress, Holder<Edition> {
 function checkChange (change: unknown, path: string): asserts change is Record<string, unknown> {
   // From JavaScript anything may come: a number would pass as a change of nothing, a string of
   // members "0", "1"..., a promise (from an async function) as a change of nothing.
-  if (change === null || typeof change !== 'object' || Array.isArray(change) || typeof (change as { then?: unknown }).then === 'function') {
+  if (change === null || typeof change !== 'object' || Array.isArray(change) || isThenable(change)) {
     throw new GPT_ERR_OPTION_INVALID(path, 'update() takes an object with form, prompt and/or messages (or a function returning one)')
   }
   for (const name of Object.keys(change)) {

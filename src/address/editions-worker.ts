@@ -14,7 +14,8 @@ const silent = { level: 'silent', fatal: noop, error: noop, warn: noop, info: no
 function judge ({ id, settings, text, version }: JudgeJob): JudgeVerdict {
   try {
     const full = { ...settings, content: resolveContent({ form: {} }, undefined, settings.path, settings.limits), act: noop, rateLimit: false, onAddress: undefined, share: undefined, links: undefined } as Settings
-    new Address(reviewed(full, true, silent)).read(text, version)
+    // maxDepth as the address resolved it: given, so not raised again
+    new Address({ ...full, ...reviewed(full, true, silent) }).read(text, version)
     return { id, ok: true }
   } catch (error) {
     const { code, message } = error as { code?: unknown, message?: unknown }

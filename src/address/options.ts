@@ -214,7 +214,15 @@ const MAX_DELAY = 2 ** 31 - 1
 // An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
 const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
 
-export function resolveOptions (options: Record<string, unknown>, path: string): Settings {
+/**
+ * What the plugin entry adds to the settings before they are frozen: maxDepth raised to the form's
+ * own bound where the options name none, and lint's review of each edition (src/address/review.ts).
+ * Handed in, so that this module never imports the linter.
+ */
+export type Review = (settings: Settings, maxDepthGiven: boolean) => Pick<Settings, 'maxDepth' | 'review'>
+
+/** The options checked, defaulted, completed by `review` and frozen, in one pass. */
+export function resolveOptions (options: Record<string, unknown>, path: string, review?: Review): Settings {
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
@@ -244,7 +252,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   if (actTimeout !== undefined && !isDelay(actTimeout)) throw invalid(`"actTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
   if (onAddress !== undefined && typeof onAddress !== 'function') throw invalid('"onAddress" must be a function')
 
-  return Object.freeze({
+  const settings: Settings = {
     path,
     content,
     act: act as Settings['act'],
@@ -264,7 +272,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     limits,
     links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path),
     background: options['background']
-  })
+  }
+  return Object.freeze(review === undefined ? settings : Object.assign(settings, review(settings, options['maxDepth'] !== undefined)))
 }
 
 /**

@@ -36,24 +36,26 @@ export function ownMaxDepth (form: JsonObject): number {
 }
 
 /**
- * The settings the address runs with: maxDepth raised to the form's own bound where the options
- * name none (ownMaxDepth), and, unless `lint: false`, the review of each edition's form.
+ * What review adds to the settings (options.ts, `Review`): maxDepth raised to the form's own bound
+ * where the options name none (ownMaxDepth), and, unless `lint: false`, the review of each
+ * edition's form.
  */
-export function reviewed (settings: Settings, maxDepthGiven: boolean, log: FastifyBaseLogger): Settings {
+export function reviewed (settings: Settings, maxDepthGiven: boolean, log: FastifyBaseLogger): Pick<Settings, 'maxDepth' | 'review'> {
   const own = maxDepthGiven ? settings.maxDepth : ownMaxDepth(settings.content.form)
   const raised = own > settings.maxDepth ? own : undefined
-  const deeper = raised === undefined ? settings : { ...settings, maxDepth: raised }
-  if (settings.lint !== false) return Object.freeze({ ...deeper, review: reviewer(deeper, log, raised) })
+  const maxDepth = raised ?? settings.maxDepth
+  if (settings.lint !== false) return { maxDepth, review: reviewer(settings, maxDepth, log, raised) }
   if (raised !== undefined) log.info({ address: settings.path, maxDepth: raised }, `gpt: maxDepth raised to ${raised}, the depth the form bounds its values to`)
-  return Object.freeze(deeper)
+  return { maxDepth, review: undefined }
 }
 
 /**
  * The review of each edition's form, for `settings.review`. Logs one line at info (never per
  * request) and throws GPT_ERR_FORM_DECODER when a required decoder would refuse or loosen the form.
- * `raised` is the maxDepth the form's own bound gave the address, if it did: said at registration.
+ * `maxDepth` is the address's, `raised` the one the form's own bound gave it, if it did: said at
+ * registration.
  */
-function reviewer (settings: Settings, log: FastifyBaseLogger, raised: number | undefined): (form: JsonObject) => readonly RuntimeVerdict[] {
+function reviewer (settings: Settings, maxDepth: number, log: FastifyBaseLogger, raised: number | undefined): (form: JsonObject) => readonly RuntimeVerdict[] {
   const require = settings.lint === false ? [] : settings.lint.require
   for (const name of require) {
     if (!(DECODERS as readonly string[]).includes(name)) {
@@ -62,7 +64,7 @@ function reviewer (settings: Settings, log: FastifyBaseLogger, raised: number | 
   }
   let editions = 0
   return (form) => {
-    const findings = lint(form, { bodyLimit: settings.bodyLimit, maxDepth: settings.maxDepth, limits: settings.limits })
+    const findings = lint(form, { bodyLimit: settings.bodyLimit, maxDepth, limits: settings.limits })
     const count = (severity: Finding['severity']): number => findings.filter((f) => f.severity === severity).length
     const [errors, warnings] = [count('error'), count('warning')]
     const named = findings.filter((f) => f.severity !== 'info').slice(0, NAMED).map((f) => `${f.rule} at ${f.pointer || '/'}`)

@@ -4,6 +4,8 @@ import { TEXT_MATCHED } from '../lint/wire.ts'
 import { bytes } from './bytes.ts'
 import { held, printable, type Answer, type Client } from './client.ts'
 import { decode } from './decoder.ts'
+import { fragmentValue, refPointer } from '../json/pointer.ts'
+import type { Json } from '../json/value.ts'
 import type { Judge } from './judge.ts'
 import { acted, isJsonResponse, type Results } from './results.ts'
 import type { ActorReport, Refusal, Response } from './types.ts'
@@ -43,18 +45,6 @@ const FORESEES: Readonly<Record<string, (finding: Finding) => boolean>> = {
   depth: (f) => f.rule === 'depth-beyond-limit'
 }
 
-const unescape = (segment: string): string => decodeURIComponent(segment).replaceAll('~1', '/').replaceAll('~0', '~')
-
-/** The value at a JSON Pointer of the form, or undefined. */
-function at (form: unknown, pointer: string): unknown {
-  let here = form
-  for (const segment of pointer.split('/').slice(1)) {
-    if (here === null || typeof here !== 'object') return undefined
-    here = (here as Record<string, unknown>)[unescape(segment)]
-  }
-  return here
-}
-
 /**
  * Where in s a keyword the validator reached through `$ref`s stands: each `$ref` to a fragment of s
  * followed. Undefined past a reference to anything else (an `$id`, an `$anchor`).
@@ -66,8 +56,9 @@ export function inForm (form: unknown, location: string): string | undefined {
       pointer += `/${segment}`
       continue
     }
-    const ref = at(form, `${pointer}/$ref`)
-    if (typeof ref !== 'string' || !(ref === '#' || ref.startsWith('#/'))) return undefined
+    // `pointer` is kept as a fragment writes it (percent-encoded), as the `$ref`s it follows are.
+    const ref = fragmentValue(form as Json, `#${pointer}/$ref`)
+    if (typeof ref !== 'string' || refPointer(ref) === undefined) return undefined
     pointer = ref.slice(1)
   }
   return pointer

@@ -2,7 +2,7 @@
 // each one. A generator of our own rather than json-schema-faker: its proposals are small and
 // near the form's bounds, and it records which subschema produced each location, which is what
 // near-misses (near-miss.ts) are built from.
-import { pathPointer, refPointer, valueAt } from '../json/pointer.ts'
+import { fragmentValue, pathPointer } from '../json/pointer.ts'
 import { isObject as isJsonObject, type Json } from '../json/value.ts'
 
 export type Schema = Readonly<Record<string, unknown>>
@@ -39,7 +39,8 @@ export const MAX_LENGTH = 10_000
 export const MAX_MEMBERS = 1000
 /** Steps (values proposed at any depth, in branches given up too) to one value: arrays of arrays and unions multiply. */
 export const MAX_PARTS = 10_000
-const FORMATS: Readonly<Record<string, string>> = {
+/** A value of each format the generator knows, valid by the format's own standard. */
+export const FORMATS: Readonly<Record<string, string>> = {
   'date-time': '2024-01-02T03:04:05Z',
   date: '2024-01-02',
   time: '03:04:05Z',
@@ -77,31 +78,8 @@ const isObject = isJsonObject as (value: unknown) => value is Schema
 
 /** The subschema a local `$ref` names (`#`, `#/json/pointer`, or a `$anchor`), if any. */
 export function resolve (root: Schema, ref: string): Schema | undefined {
-  if (!ref.startsWith('#')) return undefined
-  const pointer = refPointer(ref)
-  if (pointer === undefined) return ref.startsWith('#/') ? undefined : anchors(root).get(ref.slice(1))
-  const node = valueAt(root as Json, pointer)
+  const node = fragmentValue(root as Json, ref)
   return isObject(node) ? node : undefined
-}
-
-const ANCHORS = new WeakMap<Schema, Map<string, Schema>>()
-
-/** Every `$anchor` of the form, found once, without recursion (the form's depth is the address's choice). */
-function anchors (root: Schema): Map<string, Schema> {
-  let found = ANCHORS.get(root)
-  if (found !== undefined) return found
-  found = new Map()
-  const stack: unknown[] = [root]
-  while (stack.length > 0) {
-    const node = stack.pop()
-    if (Array.isArray(node)) for (const item of node) stack.push(item)
-    else if (isObject(node)) {
-      if (typeof node['$anchor'] === 'string' && !found.has(node['$anchor'])) found.set(node['$anchor'], node)
-      for (const member of Object.values(node)) if (member !== null && typeof member === 'object') stack.push(member)
-    }
-  }
-  ANCHORS.set(root, found)
-  return found
 }
 
 /**

@@ -40,7 +40,7 @@ const within = (keyword: string, bound: number, copied?: unknown): number => {
 const isObject = isJsonObject as (value: unknown) => value is Record<string, unknown>
 
 /** A value of each JSON type: what a keyword about types or literals is tried with. */
-const ANY_TYPE: readonly unknown[] = [null, true, 0, 1.5, 'a', [], {}]
+export const ANY_TYPE: readonly unknown[] = [null, true, 0, 1.5, 'a', [], {}]
 /** Strings that break common formats and patterns: impossible dates, stray brackets, bad addresses. */
 const BAD_STRINGS = ['', ' ', 'a', 'zz zz', '2021-02-30', '2021-02-30T00:00:00Z', '(', '1::2::3', 'a..b@example.com', '0/a~2', '{', 'http://[::1',
   '::g', '01.2.3.4']

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
+import { isThenable, LATE, within } from '../address/settle.ts'
 import { LazyContext } from './context.ts'
 import { drain, isProgressing } from './iterable.ts'
 import type { Job } from './job.ts'
@@ -26,12 +27,14 @@ export function drainingAct (settings: Settings): CoreAct {
     const context = new LazyContext()
     const result = act(body, request, reply, context)
     if (!isProgressing(result)) return result
-    // The core answers 503 at actTimeout; the act is told to stop then, and is pulled no more.
-    const timer = actTimeout === undefined ? undefined : setTimeout(() => { context.abort(new Error('the act ran past actTimeout')) }, actTimeout)
     const stop = (): boolean => context.aborted
     const drained = drain(result, () => {}, stop)
-    if (timer === undefined) return drained
-    return drained.finally(() => { clearTimeout(timer) })
+    if (actTimeout === undefined) return drained
+    // The core answers 503 at actTimeout; the act is told to stop then, and is pulled no more.
+    within(drained, actTimeout).then((value) => {
+      if (value === LATE) context.abort(new Error('the act ran past actTimeout'))
+    }, () => {}) // its failure is the core's to answer, from `drained`
+    return drained
   }
 }
 
@@ -65,7 +68,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
     try {
       result = act(body, request, reply, context)
       progressing = isProgressing(result)
-      if (!progressing && typeof thenOf(result) !== 'function') {
+      if (!progressing && !isThenable(result)) {
         store.release()
         return result // answered at once: as it is without background
       }
@@ -143,10 +146,4 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       })
     })
   }
-}
-
-/** What `await` would read as the `then` of a value. */
-function thenOf (value: unknown): unknown {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return undefined
-  return (value as { then?: unknown }).then
 }

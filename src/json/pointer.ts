@@ -37,9 +37,59 @@ export function valueAt (root: Json, pointer: string): Json | undefined {
  */
 export function refPointer (ref: string): string | undefined {
   if (ref !== '#' && !ref.startsWith('#/')) return undefined
+  return fragmentOf(ref)
+}
+
+/**
+ * The value a same-document reference names in `root`: a JSON Pointer (`#`, `#/$defs/name`, read
+ * as refPointer reads it) or a plain name given by an `$anchor` of the root's own resource
+ * (`#name`); undefined for anything else (another document, a malformed percent-escape).
+ */
+export function fragmentValue (root: Json, ref: string): Json | undefined {
+  if (!ref.startsWith('#')) return undefined
+  const fragment = fragmentOf(ref)
+  if (fragment === undefined) return undefined
+  return fragment === '' || fragment.startsWith('/') ? valueAt(root, fragment) : anchored(root, fragment)
+}
+
+/** The fragment of a reference that starts with `#`, percent-decoded (RFC 3986 §3.5), or undefined for a malformed escape. */
+function fragmentOf (ref: string): string | undefined {
   try {
     return decodeURIComponent(ref.slice(1))
   } catch {
     return undefined
   }
+}
+
+// Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.
+const DATA = new Set(['const', 'enum', 'default', 'examples'])
+
+const ANCHORS = new WeakMap<object, Map<string, Json>>()
+
+/**
+ * The schema whose `$anchor` is `name`, outside any nested `$id` (another resource). The anchors of
+ * a root are found once, without recursion (a form's depth is its author's choice), and kept while
+ * the root lives: a generator asks for the same anchors thousands of times.
+ */
+function anchored (root: Json, name: string): Json | undefined {
+  if (!isObject(root) && !Array.isArray(root)) return undefined
+  let found = ANCHORS.get(root)
+  if (found === undefined) {
+    found = new Map()
+    const stack: Json[] = [root]
+    while (stack.length > 0) {
+      const s = stack.pop()
+      if (Array.isArray(s)) {
+        stack.push(...s)
+      } else if (isObject(s)) {
+        // the first met is the one named, as a search that stops there would find it
+        if (typeof s['$anchor'] === 'string' && !found.has(s['$anchor'])) found.set(s['$anchor'], s)
+        for (const [key, v] of Object.entries(s)) {
+          if (!DATA.has(key) && !(isObject(v) && typeof v['$id'] === 'string')) stack.push(v)
+        }
+      }
+    }
+    ANCHORS.set(root, found)
+  }
+  return found.get(name)
 }

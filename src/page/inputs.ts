@@ -1,4 +1,4 @@
-import { unescape, valueAt } from '../json/pointer.ts'
+import { fragmentValue, unescape } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 import { escapeHtml as esc } from './escape.ts'
 import { oneLine } from './one-line.ts'
@@ -66,7 +66,7 @@ function value (schema: Json, ctx: Context, slot: Slot): string {
     while (isObject(s) && typeof s['$ref'] === 'string') {
       const ref = s['$ref']
       if (ctx.open.filter((r) => r === ref).length >= MAX_REPEAT) return json(ctx, slot, s, 'it repeats itself from here on')
-      const target = resolve(ctx.root, ref)
+      const target = fragmentValue(ctx.root, ref)
       if (target === undefined) return json(ctx, slot, s, 'its $ref is not shown as inputs')
       ctx.open.push(ref)
       s = withSiblings(target, s)
@@ -82,43 +82,6 @@ function value (schema: Json, ctx: Context, slot: Slot): string {
   } finally {
     ctx.open.length = opened
   }
-}
-
-/**
- * A fragment inside the form: a JSON Pointer (`#`, `#/$defs/name`) or a plain name given by an
- * `$anchor` of the form's own resource (`#name`); anything else is not followed.
- */
-function resolve (root: Json, ref: string): Json | undefined {
-  if (!ref.startsWith('#')) return undefined
-  let pointer: string
-  try {
-    pointer = decodeURIComponent(ref.slice(1))
-  } catch {
-    return undefined
-  }
-  if (pointer === '') return root
-  if (!pointer.startsWith('/')) return anchored(root, pointer)
-  return valueAt(root, pointer)
-}
-
-// Keywords whose values are data, not schemas: an `$anchor` inside them names nothing.
-const DATA = new Set(['const', 'enum', 'default', 'examples'])
-
-/** The schema whose `$anchor` is `name`, outside any nested `$id` (another resource). */
-function anchored (root: Json, name: string): Json | undefined {
-  const stack: Json[] = [root]
-  while (stack.length > 0) {
-    const s = stack.pop()
-    if (Array.isArray(s)) {
-      stack.push(...s)
-    } else if (isObject(s)) {
-      if (s['$anchor'] === name) return s
-      for (const [key, v] of Object.entries(s)) {
-        if (!DATA.has(key) && !(isObject(v) && typeof v['$id'] === 'string')) stack.push(v)
-      }
-    }
-  }
-  return undefined
 }
 
 /** A $ref's target with the keywords written beside the $ref (a description, say) laid over it. */
@@ -163,7 +126,7 @@ function node (s: Json, ctx: Context, slot: Slot): string {
     // Shown as one schema: each part (one $ref deep, its own allOf dropped) laid over the rest.
     // The address still checks every part.
     const { allOf, ...rest } = s
-    const parts = (allOf as readonly Json[]).map((part) => isObject(part) && typeof part['$ref'] === 'string' ? withSiblings(resolve(ctx.root, part['$ref']) ?? true, part) : part)
+    const parts = (allOf as readonly Json[]).map((part) => isObject(part) && typeof part['$ref'] === 'string' ? withSiblings(fragmentValue(ctx.root, part['$ref']) ?? true, part) : part)
     if (parts.includes(false)) return never(ctx, slot)
     const flat = parts.filter(isObject).map(({ allOf: _nested, ...part }) => part)
     return node(flat.reduce((all: JsonObject, part) => merge(all, part), rest), ctx, slot)

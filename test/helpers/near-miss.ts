@@ -1,9 +1,12 @@
 // Values just inside and just outside a form: an example of each schema, and variants of it that
 // break one keyword at a time, each labelled with the pointer and keyword it aims at. Used to
 // check lint's decoder judgements against a real converter (test/lint/xgrammar.test.ts). How one
-// keyword is broken at one place is the checker's (`proposals`); what is here walks the form to
-// every place, makes the values to break, and writes bodies no JSON.stringify writes.
-import { Beyond, proposals } from '../../src/check/near-miss.ts'
+// keyword is broken at one place is the checker's (`proposals`), as are a sample of each format and
+// a value of each type; what is here walks the form to every place, makes values the form admits
+// (a string its pattern matches, which the checker's generator leaves to its judge), and writes
+// bodies no JSON.stringify writes.
+import { FORMATS } from '../../src/check/generate.ts'
+import { ANY_TYPE as CHECKER_ANY_TYPE, Beyond, proposals } from '../../src/check/near-miss.ts'
 import { escape, isObject, listOf, refTarget, resolve, type Json, type JsonObject } from '../../src/lint/schema.ts'
 
 export interface Near {
@@ -14,27 +17,8 @@ export interface Near {
 }
 
 const MAX_DEPTH = 6
-const SAMPLES: Record<string, string> = {
-  date: '2021-01-01',
-  'date-time': '2021-01-01T00:00:00Z',
-  time: '12:00:00Z',
-  duration: 'P1D',
-  email: 'a@example.com',
-  uri: 'https://example.com/',
-  'uri-reference': '/a',
-  iri: 'https://example.com/',
-  'iri-reference': '/a',
-  uuid: '00000000-0000-0000-0000-000000000000',
-  ipv4: '1.2.3.4',
-  ipv6: '::1',
-  'json-pointer': '/a',
-  'relative-json-pointer': '0/a',
-  regex: 'a+',
-  'uri-template': '/a{b}',
-  hostname: 'example.com'
-}
 const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
-const ANY_TYPE: Json[] = [null, true, 0, 1.5, 'a', [], {}]
+const ANY_TYPE = CHECKER_ANY_TYPE as readonly Json[]
 /** The checker's proposals for one keyword, none where its bound asks for too large a value. */
 const broken = (keyword: string, schema: JsonObject, current: Json, item?: Json): Json[] => {
   try {
@@ -147,7 +131,7 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
         return value
       }
       case 'string': {
-        const format = typeof schema['format'] === 'string' ? SAMPLES[schema['format']] : undefined
+        const format = typeof schema['format'] === 'string' ? FORMATS[schema['format']] : undefined
         if (format !== undefined) return format
         if (typeof schema['pattern'] === 'string') {
           const pattern = new RegExp(schema['pattern'], 'u')

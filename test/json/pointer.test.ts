@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { escape, pathPointer, refPointer, unescape, valueAt } from '../../src/json/pointer.ts'
+import { escape, fragmentValue, pathPointer, refPointer, unescape, valueAt } from '../../src/json/pointer.ts'
 import type { Json } from '../../src/json/value.ts'
 
 describe('JSON Pointer (RFC 6901)', () => {
@@ -57,5 +57,31 @@ describe('JSON Pointer (RFC 6901)', () => {
     assert.equal(refPointer('#/$defs/a%25b'), '/$defs/a%b')
     assert.equal(refPointer('#/a%2Fb'), '/a/b', 'decoded first, then split (RFC 6901 §6)')
     for (const ref of ['#anchor', 'other.json#/a', '', '/a', '#/%zz', '#/%E0%A4%A']) assert.equal(refPointer(ref), undefined, ref)
+  })
+
+  it('finds what a same-document reference names: every member of any value through its percent-encoded pointer', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const walk = (here: unknown, path: Array<string | number>): void => {
+        assert.deepEqual(fragmentValue(value as Json, `#${encodeURI(pathPointer(path)).replaceAll('#', '%23')}`), here)
+        if (Array.isArray(here)) here.forEach((item, i) => walk(item, [...path, i]))
+        else if (here !== null && typeof here === 'object') for (const [key, item] of Object.entries(here)) walk(item, [...path, key])
+      }
+      walk(value, [])
+    }))
+  })
+
+  it('finds a plain-name fragment by the $anchor of the root\'s own resource, and nothing else', () => {
+    const named = { $anchor: 'a b', type: 'string' }
+    const form: Json = {
+      $defs: { named, inner: { $id: 'other.json', $defs: { hidden: { $anchor: 'hidden' } } } },
+      const: { $anchor: 'data' },
+      examples: [{ $anchor: 'example' }],
+      allOf: [{ $anchor: 'listed' }]
+    }
+    assert.equal(fragmentValue(form, '#a%20b'), named, 'percent-decoded first')
+    assert.deepEqual(fragmentValue(form, '#listed'), { $anchor: 'listed' })
+    for (const ref of ['#hidden', '#data', '#example', '#nope', '#a b%', 'other.json#/$defs', '/$defs', '']) {
+      assert.equal(fragmentValue(form, ref), undefined, ref)
+    }
   })
 })
