@@ -8,6 +8,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import gpt, { type GptAddress, type GptOptions } from '../../src/index.ts'
+import { reused } from '../../src/address/editions.ts'
 
 const forms = [
   { type: 'object', properties: { note: { type: 'string', maxLength: 280, description: 'A note <b>&' } }, required: ['note'], additionalProperties: false },
@@ -130,5 +131,39 @@ describe('an edition built at once and its page built late serve what a full bui
     } finally {
       await Promise.all([on.app.close(), off.app.close()])
     }
+  })
+})
+
+describe('an edition read from Redis takes the messages an instance holds as held', () => {
+  const held = fc.array(message, { maxLength: 12 })
+  // What another instance may have written: held messages, their members in another order, with
+  // one more member, with a value that is not a string, and things that are not messages at all.
+  const written = (messages: readonly { role: string, content: string }[]): fc.Arbitrary<unknown[]> => fc.array(fc.oneof(
+    messages.length === 0 ? message : fc.constantFrom(...messages),
+    message,
+    message.map(({ role, content }) => ({ content, role })),
+    message.map((m) => ({ ...m, extra: 1 })),
+    fc.record({ role: fc.constantFrom('user'), content: fc.integer() }),
+    fc.constantFrom(null, 'user', 1, [], ['role', 'content'])
+  ), { maxLength: 16 })
+
+  it('for any stored messages: the same JSON, each one the stored value or a held message, and every one written as held taken from it', () => {
+    const cases = fc.tuple(held, held).chain(([current, base]) => fc.tuple(fc.constant(current), fc.constant(base), written([...current, ...base])))
+    fc.assert(fc.property(cases, ([current, base, stored]) => {
+      const text = JSON.stringify(stored)
+      const parsed = JSON.parse(text) as unknown[]
+      const result = reused(parsed, [current, base])!
+      assert.equal(JSON.stringify(result), text, 'the bytes of the stored text')
+      const known = new Set<unknown>([...current, ...base])
+      result.forEach((value, i) => {
+        const sameAsHeld = [...current, ...base].some((m) => JSON.stringify(m) === JSON.stringify(parsed[i]))
+        if (sameAsHeld) assert.ok(known.has(value), `/${i} is taken from what is held`)
+        else assert.equal(value, parsed[i], `/${i} is left as stored`)
+      })
+    }), { numRuns: 500 })
+  })
+
+  it('leaves what is not an array to the checks that refuse it', () => {
+    for (const stored of [undefined, null, 'm', 1, { 0: { role: 'user', content: 'x' } }]) assert.equal(reused(stored, [[{ role: 'user', content: 'x' }]]), undefined)
   })
 })
