@@ -4,11 +4,17 @@
 // instance ends on one ETag holding every pin once. Beside it, in the same rounds, the same pins sent
 // to as many boards that share nothing: what the load costs this machine without Redis, so that the
 // latency sharing adds is the difference.
-//   npm run bench:contention [-- --per 300 --rounds 3 --baseline /path/to/other/dist/index.js]
-// --baseline: another build of the package (say, the commit before, built with `npm run build`),
-// measured in the same rounds, alternated with this one's dist/.
+//   npm run bench:contention [-- --per 300 --rounds 3 --before /path/to/other/dist/index.js]
+// --before (or --baseline): another build of the package (say, main's, built with `npm run build`
+// in a copy of it), measured in the same rounds, alternated with this one's dist/.
+// The pins are sent with node:http, one connection each (a keep-alive agent without a cap): on this
+// 2-core machine, fetch's client spent about 3 times the CPU of the three hosts together, and its
+// queue was most of each pin's latency. The hosts' own CPU per pin is read from /proc (Linux), so
+// that what the package costs is seen apart from what the machine and the client add.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { Agent, request } from 'node:http'
 import { resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
@@ -17,10 +23,33 @@ import { freePort } from '../test/helpers/port.ts'
 import { startRedis, stopRedis, waitForRedis } from '../test/helpers/redis.ts'
 import { median, ROOT } from './processes.ts'
 
-const { values } = parseArgs({ options: { per: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, baseline: { type: 'string' } } })
+const { values } = parseArgs({ options: { per: { type: 'string', default: '300' }, rounds: { type: 'string', default: '3' }, baseline: { type: 'string' }, before: { type: 'string' } } })
 const per = Number(values.per)
 const builds: [string, string][] = [['this build', resolve(ROOT, 'dist/index.js')]]
-if (values.baseline !== undefined) builds.unshift(['baseline', resolve(values.baseline)])
+const before = values.before ?? values.baseline
+if (before !== undefined) builds.unshift(['before', resolve(before)])
+
+const agent = new Agent({ keepAlive: true, maxSockets: Infinity })
+/** POSTs `body` and reads the whole answer: its status. */
+const post = (url: string, body: string): Promise<number> => new Promise((resolve, reject) => {
+  const sent = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+    response.resume()
+    response.on('end', () => { resolve(response.statusCode ?? 0) })
+    response.on('error', reject)
+  })
+  sent.on('error', reject)
+  sent.end(body)
+})
+
+/** CPU milliseconds a process has used (user + system), or NaN where /proc cannot tell. */
+function cpuOf (pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10 // clock ticks of 10 ms (USER_HZ 100)
+  } catch {
+    return NaN
+  }
+}
 
 const redisPort = await freePort()
 const server = startRedis(redisPort)
@@ -36,27 +65,28 @@ async function host (module: string, shared: boolean): Promise<{ child: ChildPro
 }
 
 // lost and etags: undefined where the boards share nothing (each holds its own pins)
-interface Run { seconds: number, latencies: number[], refused: number, lost?: number, etags?: number }
+interface Run { seconds: number, latencies: number[], refused: number, cpu: number, lost?: number, etags?: number }
 
 async function run (module: string, instances: number, shared: boolean): Promise<Run> {
   await raw.flushall()
   const hosts = await Promise.all(Array.from({ length: instances }, () => host(module, shared)))
   const sent = Array.from({ length: instances * per }, (_, i) => `pin ${i}`)
   const latencies: number[] = []
+  const cpuBefore = hosts.map(({ child }) => cpuOf(child.pid))
   const start = performance.now()
   const statuses = await Promise.all(sent.map(async (note, i) => {
     const began = performance.now()
-    const response = await fetch(hosts[i % instances]!.url, { method: 'POST', body: JSON.stringify({ note }) })
-    await response.arrayBuffer()
+    const status = await post(hosts[i % instances]!.url, JSON.stringify({ note }))
     latencies.push(performance.now() - began)
-    return response.status
+    return status
   }))
   const seconds = (performance.now() - start) / 1000
+  const cpu = hosts.reduce((sum, { child }, i) => sum + cpuOf(child.pid) - cpuBefore[i]!, 0)
   const refused = statuses.filter((status) => status !== 200).length
   if (!shared) {
     for (const { child } of hosts) child.kill()
     await Promise.all(hosts.map(({ child }) => once(child, 'exit')))
-    return { seconds, latencies, refused }
+    return { seconds, latencies, refused, cpu }
   }
   // Every instance converges on one edition: then count what it holds.
   let seen: { etag: string | null, notes: string[] }[] = []
@@ -77,6 +107,7 @@ async function run (module: string, instances: number, shared: boolean): Promise
     seconds,
     latencies,
     refused,
+    cpu,
     lost: stored.filter((note) => !held.has(note)).length,
     etags: new Set(seen.map((s) => s.etag)).size
   }
@@ -95,16 +126,18 @@ for (let round = 0; round < Number(values.rounds); round++) {
 }
 
 console.log(`${per} concurrent pins per instance, median of ${values.rounds} rounds (latencies: all pins of all rounds)`)
-console.log('build | instances | updates | updates/s | p50 ms | p99 ms | worst ms | refused | lost | ETags at the end')
+console.log('build | instances | updates | updates/s | p50 ms | p99 ms | worst ms | hosts\' CPU ms per update | refused | lost | ETags at the end')
 for (const [key, runs] of results) {
   const [name, instances] = key.split('|') as [string, string]
   const updates = Number(instances) * per
   const latencies = runs.flatMap((r) => r.latencies)
   console.log([name, instances, updates, Math.round(median(runs.map((r) => updates / r.seconds))),
     Math.round(quantile(latencies, 0.5)), Math.round(quantile(latencies, 0.99)), Math.round(Math.max(...latencies)),
+    (median(runs.map((r) => r.cpu)) / updates).toFixed(2),
     runs.reduce((n, r) => n + r.refused, 0),
     runs[0]!.lost === undefined ? '-' : runs.reduce((n, r) => n + (r.lost ?? 0), 0),
     runs[0]!.etags === undefined ? '-' : Math.max(...runs.map((r) => r.etags ?? 0))].join(' | '))
 }
+agent.destroy()
 raw.disconnect()
 await stopRedis(server)

@@ -2,7 +2,9 @@
 //   npm run bench:links [-- --rounds 5 --many 1000 --gets 20000]
 // 1. app.ready() of `many` addresses, each naming the next three, against the same addresses naming none.
 // 2. One update() of an address whose first sentence changes, named by K addresses (each rebuilds
-//    its arrival and page), against the same update of an address no one names.
+//    its arrival; its page waits for a request that prefers it), against the same update of an
+//    address no one names; and one update() of the target's messages only (an append), which
+//    changes nothing its namers say.
 // 3. GET of an arrival with three links against one with none (both precomputed bytes), by inject.
 // Medians over the rounds; timings only, never asserted.
 import { parseArgs } from 'node:util'
@@ -61,13 +63,23 @@ for (const linkers of [1, 100, many]) {
   }
   const named: number[] = []
   const unnamed: number[] = []
+  const appended: number[] = []
+  const appendedAlone: number[] = []
+  const append = (address: GptAddress, i: number): number => {
+    const started = performance.now()
+    address.update({ messages: [{ role: 'user', content: `note ${i}` }] })
+    return performance.now() - started
+  }
   for (let i = 1; i <= rounds * 4; i++) {
     named.push(timed(target, i))
     unnamed.push(timed(lonely, i))
+    appended.push(append(target, i))
+    appendedAlone.push(append(lonely, i))
   }
   const check = await app.inject('/a0')
   if (!check.body.includes(`Version ${rounds * 4} of the target.`)) throw new Error('the linking address did not describe the new prompt')
   console.log(`update() of an address named by ${linkers}: ${median(named).toFixed(2)} ms; named by none: ${median(unnamed).toFixed(2)} ms; ratio ${(median(named) / median(unnamed)).toFixed(1)}`)
+  console.log(`update() of the messages only of an address named by ${linkers}: ${median(appended).toFixed(2)} ms; named by none: ${median(appendedAlone).toFixed(2)} ms; ratio ${(median(appended) / median(appendedAlone)).toFixed(1)}`)
   await Promise.all([app.close(), alone.close()])
 }
 

@@ -16,12 +16,15 @@ export interface Representation {
 
 export interface Arrival {
   readonly json: Representation
+  /** Undefined with `html: false`; the default page is built when first read (see Serialized). */
   readonly html: Representation | undefined
 }
 
 /**
  * Built once per edition, at registration or update (draft §7.4: a precomputed representation).
  * `runtimes`: lint's word on the form, when the edition already has it (src/address/address.ts).
+ * The default page waits for its first reader (see Serialized); the JSON and a host's own page
+ * are built here.
  */
 export function buildArrival (content: Content, settings: Settings, runtimes = settings.review?.(content.form) ?? []): Arrival {
   // Vary is not among them: send() adds Accept to the host's own Vary (CORS's Origin, say).
@@ -35,9 +38,33 @@ export function buildArrival (content: Content, settings: Settings, runtimes = s
   const named = links === undefined || links.member.length === 0 ? {} : { l: links.member }
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
   const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form, ...named }))
-  return {
-    json: representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
-    html: settings.html === false ? undefined : htmlRepresentation(content, settings, common, runtimes, links?.member)
+  const page = (): Representation => htmlRepresentation(content, settings, common, runtimes, links?.member)
+  // A host's page function may refuse what it is given (GPT_ERR_OPTION_INVALID): it is asked at
+  // once, so that the update it refuses fails.
+  return new Serialized(representation(json, { ...common, 'content-type': 'application/json; charset=utf-8' }),
+    settings.html === false ? undefined : typeof settings.html === 'function' ? page() : page)
+}
+
+/**
+ * An arrival whose default page is rendered on the first request that prefers it, then kept. The
+ * page repeats every message (escaped) and renders the form's inputs: under a burst of updates
+ * (appends to `m`) most editions are replaced before anyone asks for their page, and it would be
+ * rendered for nothing. The page is a function of the edition's frozen content and of its links
+ * as they were when it was built, so it is the same bytes whenever it is rendered.
+ */
+class Serialized implements Arrival {
+  readonly json: Representation
+  #html: Representation | (() => Representation) | undefined
+
+  constructor (json: Representation, html: Representation | (() => Representation) | undefined) {
+    this.json = json
+    this.#html = html
+    Object.freeze(this)
+  }
+
+  get html (): Representation | undefined {
+    if (typeof this.#html === 'function') this.#html = this.#html()
+    return this.#html
   }
 }
 
@@ -105,12 +132,12 @@ export interface Serving {
 /** GET (and so HEAD): the same bytes to every client, whatever it did before (draft §3.1, §3.2). */
 export function arrivalHandler (address: Serving): RouteHandlerMethod {
   return (request, reply) => {
-    const { json, html } = address.current.arrival // one read: one edition
+    const arrival = address.current.arrival // one read: one edition
     const accept = request.headers.accept
-    // draft §3.3: no Accept, or one without text/html, gets the JSON; never a 406.
-    if (html === undefined || accept === undefined || !MENTIONS_HTML.test(accept) || !prefersHtml(request)) {
-      return send(request, reply, json)
-    }
+    // draft §3.3: no Accept, or one without text/html, gets the JSON; never a 406. The page is
+    // read only when it may be sent: it is rendered when first read.
+    const html = accept === undefined || !MENTIONS_HTML.test(accept) ? undefined : arrival.html
+    if (html === undefined || !prefersHtml(request)) return send(request, reply, arrival.json)
     return send(request, reply, html)
   }
 }

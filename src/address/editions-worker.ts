@@ -14,8 +14,10 @@ const silent = { level: 'silent', fatal: noop, error: noop, warn: noop, info: no
 function judge ({ id, settings, text, version }: JudgeJob): JudgeVerdict {
   try {
     const full = { ...settings, content: resolveContent({ form: {} }, undefined, settings.path, settings.limits), act: noop, rateLimit: false, onAddress: undefined, share: undefined, links: undefined } as Settings
-    // maxDepth as the address resolved it: given, so not raised again
-    new Address({ ...full, ...reviewed(full, true, silent) }).read(text, version)
+    // maxDepth as the address resolved it: given, so not raised again. Its page too, which the
+    // address renders when first asked for it: what it costs is the form's.
+    const { arrival } = new Address({ ...full, ...reviewed(full, true, silent) }).read(text, version)
+    if (settings.html && arrival.html === undefined) throw new Error('no page was rendered') // never: the page is asked for here
     return { id, ok: true }
   } catch (error) {
     const { code, message } = error as { code?: unknown, message?: unknown }

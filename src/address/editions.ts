@@ -5,7 +5,7 @@ import { judge, type PortableSettings } from './editions-judge.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
 import { storedBytes } from '../limits.ts'
 import type { SharedRedis, ShareSettings } from './share.ts'
-import type { Content } from '../types.ts'
+import type { Content, Message } from '../types.ts'
 
 /** One edition as the address serves it: its content, and the stored version it is (0: never stored). */
 export interface Versioned {
@@ -392,6 +392,7 @@ export class SharedEditions<E extends Versioned> {
     this.#observed = { version, token }
     const problem = this.#problem(version)
     if (problem !== undefined) return problem // a base taken stays: it is the newest edition known, and the one put back
+    const base = this.#base
     this.#base = undefined
     const number = Number(version)
     this.#known = number
@@ -402,8 +403,11 @@ export class SharedEditions<E extends Versioned> {
       }
       const same = this.#sameForm(content)
       if (same !== undefined) {
-        // The form served, so what costs (compile, lint) is done: p and m cost their bytes, bounded above.
-        const next = this.#holder.apply({ prompt: '', messages: [], ...same, form: undefined }, this.#holder.current.content)
+        // The form served, so what costs (compile, lint) is done: p and m cost their bytes, bounded
+        // above, and each message this instance already holds is taken as held, not copied again.
+        const { current } = this.#holder
+        const messages = reused(same['messages'], [current.content.messages, base?.messages ?? []])
+        const next = this.#holder.apply({ prompt: '', messages: [], ...same, ...(messages === undefined ? {} : { messages }), form: undefined }, current.content)
         if (serve) this.#serve(this.#holder.build(next, number), token)
         else this.#base = next
         return
@@ -469,6 +473,35 @@ export class SharedEditions<E extends Versioned> {
   #notStored (error: unknown): Error {
     return new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, error instanceof Error ? error.message : String(error))
   }
+}
+
+/**
+ * The stored messages, each one written exactly as a message held here (members role then content,
+ * the same strings) replaced by that frozen message, which the content checks take as checked:
+ * learning an edition that appended to the board then copies the new messages, not all of them.
+ * A message written otherwise (other members, another order) is left to be checked and copied, so
+ * the bytes served are those of the stored text. Undefined when `stored` is not an array.
+ */
+export function reused (stored: unknown, held: ReadonlyArray<readonly Message[]>): unknown[] | undefined {
+  if (!Array.isArray(stored)) return undefined
+  const known = new Map<string, Map<string, Message>>()
+  for (const messages of held) {
+    for (const message of messages) {
+      if (!written(message)) continue
+      let byContent = known.get(message.role)
+      if (byContent === undefined) known.set(message.role, byContent = new Map())
+      byContent.set(message.content, message)
+    }
+  }
+  return stored.map((message: unknown) => written(message) ? known.get(message.role)?.get(message.content) ?? message : message)
+}
+
+/** A message whose JSON is {"role":…,"content":…}: two string members, in that order. */
+function written (message: unknown): message is Message {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return false
+  const keys = Object.keys(message)
+  return keys.length === 2 && keys[0] === 'role' && keys[1] === 'content' &&
+    typeof (message as Message).role === 'string' && typeof (message as Message).content === 'string'
 }
 
 const absurd = (version: string): string =>

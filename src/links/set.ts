@@ -52,7 +52,12 @@ export class LinkSet {
     this.#found = findAll(this.targets, host, this.#path)
     this.#named = this.#describe()
     for (const address of new Set(this.#found.values())) {
+      let prompt = address.prompt
       address.watch(() => {
+        // Only a target's prompt says anything here: an edition changing its messages or its form
+        // (an append, most often) costs each address naming it one comparison.
+        if (address.prompt === prompt) return
+        prompt = address.prompt
         const named = this.#describe()
         if (named.header === this.#named?.header && JSON.stringify(named.member) === JSON.stringify(this.#named.member)) return
         this.#named = named
