@@ -1,13 +1,13 @@
-import { PassThrough } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, FastifyRequest } from 'fastify'
 import { compileForm } from '../form/compile.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
-import type { Job } from './job.ts'
+import type { JobEvent } from './job.ts'
 import { jobsPath } from './run.ts'
 import type { BackgroundSettings } from './settings.ts'
-import type { JobStore } from './store.ts'
+import { UNAVAILABLE, type JobSource, type JobView } from './source.ts'
 
 /** The largest control act: `{"do":"cancel"}` and room to spare. */
 const CONTROL_LIMIT = 1024
@@ -22,7 +22,7 @@ type Params = { Params: { id: string }, Querystring: { after?: string } }
  * The job addresses of one address, `<address>/jobs/<id>`, and their progress streams, in an
  * instance of their own: their own body parser, rate limit and log level.
  */
-export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, store: JobStore): Promise<void> {
+export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, source: JobSource): Promise<void> {
   const base = jobsPath(settings.path)
   // draft §5.2 (3): each control act is validated against the very form the job's arrival shows.
   const validators = {
@@ -51,14 +51,17 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       config: { rateLimit: { max: background.rateMax, timeWindow: 60_000 } }
     }
 
-    const found = (request: FastifyRequest<Params>, reply: FastifyReply): Job | undefined => {
-      const job = store.get(request.params.id)
-      if (job === undefined) reply.code(404).send() // unknown, or kept its time and gone
-      return job
+    const poll = String(Math.ceil(background.poll / 1000))
+    const found = async (request: FastifyRequest<Params>, reply: FastifyReply): Promise<JobView | undefined> => {
+      const job = await source.get(request.params.id)
+      // Redis away (with `share`): the job may well be there; ask again later.
+      if (job === UNAVAILABLE) reply.code(503).header('retry-after', poll).send()
+      else if (job === undefined) reply.code(404).send() // unknown, or kept its time and gone
+      return job === UNAVAILABLE ? undefined : job
     }
 
-    jobs.get<Params>('/:id', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.get<Params>('/:id', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const href = `${base}/${job.id}`
       const arrival = jobArrival(job, settings.path, href, background.poll)
@@ -66,7 +69,6 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       // option turns off; everything else gets the JSON.
       const page = settings.html !== false && prefersHtml(request)
       const etag = page ? `${arrival.etag.slice(0, -1)}-html"` : arrival.etag
-      const poll = String(Math.ceil(background.poll / 1000))
       reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept')
       if (!job.done) reply.header('retry-after', poll)
       const held = request.headers['if-none-match']
@@ -82,8 +84,8 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
         .header('x-content-type-options', 'nosniff').send(html)
     })
 
-    jobs.post<Params>('/:id', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.post<Params>('/:id', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const control = controlAct(request.body, job.done ? validators.done : validators.working)
       // draft §5.3: what the job's form does not admit now is the bare 204, whatever it was.
@@ -93,10 +95,11 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       }
       reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
       if (control === 'cancel') {
-        job.cancel(store.clock.now())
-        return reply.send(JSON.stringify({ status: job.status }))
+        const status = await source.cancel(job.id)
+        if (status === undefined) return reply.code(404).send() // forgotten or expired meanwhile
+        return reply.send(JSON.stringify({ status }))
       }
-      store.forget(job.id)
+      await source.forget(job.id)
       return reply.send('{"status":"forgotten"}')
     })
 
@@ -105,45 +108,31 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       method: ['PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: '/:id',
       ...common,
-      handler: (request, reply) => {
-        if (found(request, reply) === undefined) return reply
+      handler: async (request, reply) => {
+        if (await found(request, reply) === undefined) return reply
         return reply.code(204).send()
       }
     })
 
     // Not an address (draft §3.3: an address's GET is its arrival): the job's events as NDJSON,
     // from `?after=<seq>` (or Last-Event-ID) on, an empty line when quiet, closed once it ends.
-    jobs.get<Params>('/:id/events', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.get<Params>('/:id/events', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const given = request.query.after ?? request.headers['last-event-id']
       const cursor = typeof given === 'string' && CURSOR.test(given) ? Number(given) : 0
-      const stream = new PassThrough()
       reply.header('content-type', 'application/x-ndjson').header('cache-control', 'private, no-store').header('x-accel-buffering', 'no')
-      for (const event of job.since(cursor)) stream.write(event.line)
-      if (job.done) {
-        stream.end()
-        return reply.send(stream)
-      }
-      const heartbeat = setInterval(() => { stream.write('\n') }, background.heartbeat)
-      const stop = job.subscribe((event) => {
-        stream.write(event.line)
-        if (event.status !== 'working') stream.end()
-      })
       // A client leaving ends its stream only: the job goes on (never cancelled by a disconnect).
-      const close = (): void => {
-        clearInterval(heartbeat)
-        stop()
-      }
-      stream.once('close', close)
-      stream.once('end', close)
-      reply.raw.once('close', () => {
-        close()
-        stream.destroy()
-      })
-      return reply.send(stream)
+      const left = new AbortController()
+      reply.raw.once('close', () => { left.abort() })
+      return reply.send(Readable.from(ndjson(source.events(job.id, cursor, background.heartbeat, left.signal)), { objectMode: false }))
     })
   }, { prefix: '/jobs' })
+}
+
+/** The NDJSON framing of a job's events: each event's line, an empty line for a heartbeat. */
+async function * ndjson (events: AsyncIterable<JobEvent | null>): AsyncGenerator<string> {
+  for await (const event of events) yield event === null ? '\n' : event.line
 }
 
 /** The control act a body names if the current form admits it, else undefined. */
