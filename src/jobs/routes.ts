@@ -96,10 +96,11 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
       if (control === 'cancel') {
         const status = await source.cancel(job.id)
+        if (status === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
         if (status === undefined) return reply.code(404).send() // forgotten or expired meanwhile
         return reply.send(JSON.stringify({ status }))
       }
-      await source.forget(job.id)
+      if (await source.forget(job.id) === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
       return reply.send('{"status":"forgotten"}')
     })
 

@@ -134,6 +134,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
           // No instance could read the job: it is not run on (its signal aborted), and the
           // request is answered as when Redis is away for anything else.
           current.fail(store.clock.now())
+          store.forget(current.id)
           reply.removeHeader('link').removeHeader('preference-applied').code(503).header('retry-after', String(store.retryAfter())).send()
           resolve(undefined)
         }, reject)

@@ -142,6 +142,8 @@ interface Owned {
   chain: Promise<void>
   /** Its end is in Redis (written here, or come from there): nothing more to write. */
   settled: boolean
+  /** It is in Redis: until then, its absence there says nothing. */
+  stored: boolean
 }
 
 /** A job as Redis holds it, read at one moment. */
@@ -231,16 +233,25 @@ export class SharedJobs implements JobSource {
     return await this.#read(id, 0, MESSAGES)
   }
 
-  async cancel (id: string): Promise<Status | undefined> {
+  /** Written in Redis, and announced: the process running the act hears it and aborts its signal. */
+  async cancel (id: string): Promise<Status | undefined | typeof UNAVAILABLE> {
     const key = this.#key(id)
-    const [, status] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel,
-      'cancelled', '"status":"cancelled"}\n', 'Cancelled.', '', Date.now(), this.#settings.keep, RETAINED, this.#ttl(), digest(id)) as [number, string]
-    return STATUSES.includes(status) ? status as Status : undefined
+    try {
+      const [, status] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel,
+        'cancelled', '"status":"cancelled"}\n', 'Cancelled.', '', Date.now(), this.#settings.keep, RETAINED, this.#ttl(), digest(id)) as [number, string]
+      return STATUSES.includes(status) ? status as Status : undefined
+    } catch {
+      return UNAVAILABLE
+    }
   }
 
-  async forget (id: string): Promise<void> {
+  async forget (id: string): Promise<void | typeof UNAVAILABLE> {
     const key = this.#key(id)
-    await this.#redis.eval(FORGET, 3, key, `${key}:events`, this.#channel, digest(id))
+    try {
+      await this.#redis.eval(FORGET, 3, key, `${key}:events`, this.#channel, digest(id))
+    } catch {
+      return UNAVAILABLE
+    }
   }
 
   async * events (id: string, cursor: number, heartbeat: number, signal: AbortSignal): AsyncGenerator<JobEvent | null> {
@@ -297,10 +308,13 @@ export class SharedJobs implements JobSource {
   #admitted (job: Job): Promise<boolean> {
     const hash = digest(job.id)
     const key = this.#key(job.id)
-    const owned: Owned = { job, digest: hash, chain: Promise.resolve(), settled: false }
+    const owned: Owned = { job, digest: hash, chain: Promise.resolve(), settled: false, stored: false }
     this.#owned.set(hash, owned)
     const created = this.#redis.eval(CREATE, 3, key, `${key}:events`, this.#ownerKey(), job.started, this.#owner, this.#ttl(), this.#settings.lease)
-      .then(() => true, (error: unknown) => {
+      .then(() => {
+        owned.stored = true
+        return true
+      }, (error: unknown) => {
         this.#log.error({ address: this.#path, err: error }, 'gpt: a job could not be stored in Redis; the act is answered 503')
         owned.settled = true // nothing of it is in Redis to end
         return false
@@ -371,7 +385,7 @@ export class SharedJobs implements JobSource {
 
   /** The owner's sign of life; a job it runs that Redis says ended, ends here; an end not yet written is written again. */
   #refresh (): void {
-    const running = [...this.#owned.values()].filter((owned) => !owned.settled)
+    const running = [...this.#owned.values()].filter((owned) => owned.stored && !owned.settled)
     const keys = running.flatMap((owned) => { const key = this.#key(owned.job.id); return [key, `${key}:events`] })
     this.#redis.eval(REFRESH, 1 + keys.length, this.#ownerKey(), ...keys, this.#settings.lease, this.#ttl()).then((statuses) => {
       (statuses as string[]).forEach((status, i) => {

@@ -24,9 +24,9 @@ export interface JobSource {
   /** The job, or undefined when it is unknown, gone, or unreadable. */
   get (id: string): JobView | undefined | typeof UNAVAILABLE | Promise<JobView | undefined | typeof UNAVAILABLE>
   /** Cancels a running job: the status it has afterwards (cancelled, or the end that came first). */
-  cancel (id: string): Status | undefined | Promise<Status | undefined>
+  cancel (id: string): Status | undefined | Promise<Status | undefined | typeof UNAVAILABLE>
   /** Drops a finished job now. */
-  forget (id: string): void | Promise<void>
+  forget (id: string): void | Promise<void | typeof UNAVAILABLE>
   /**
    * The job's events after `cursor` (a seq), then each later one as it comes, ending after the
    * final one; `null` every `heartbeat` ms (a framing's keep-alive). Ends when `signal` aborts:
