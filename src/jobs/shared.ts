@@ -210,6 +210,7 @@ export class SharedJobs implements JobSource {
     subscriber.on('message', this.#onMessage)
     await ready(subscriber)
     await subscriber.subscribe(this.#channel)
+    await this.#redis.eval(REFRESH, 1, this.#ownerKey(), this.#settings.lease, this.#ttl()) // alive from the start
     this.#store.shared = { admitted: (job) => this.#admitted(job), forgotten: (id) => { this.#owned.delete(digest(id)) } }
     // Three signs of life a lease: one lost to a slow round trip does not fail a job.
     this.#timer = setInterval(() => { this.#refresh() }, Math.max(1, Math.floor(this.#settings.lease / 3)))
@@ -336,7 +337,7 @@ export class SharedJobs implements JobSource {
       this.#log.debug({ address: this.#path }, 'gpt: a progress event too large to share is left out')
       return
     }
-    if (status === 'completed' && Buffer.byteLength(event.line) + Buffer.byteLength(message) > ENTRY_BYTES - 1024) {
+    if (status === 'completed' && Buffer.byteLength(value) > RESULT_BYTES) {
       this.#log.warn({ address: this.#path }, `gpt: a job's result is larger than ${RESULT_BYTES} bytes, the most shared through Redis; the job reads as failed`)
       status = 'failed'
       tail = '"status":"failed"}\n'
@@ -407,7 +408,8 @@ export class SharedJobs implements JobSource {
       reply = await this.#redis.eval(READ, 4, key, `${key}:events`, this.#lease, this.#channel,
         cursor, count, Date.now(), this.#settings.keep, ENTRY_BYTES, READ_BYTES, digest(id), RETAINED)
     } catch (error) {
-      if (this.#redis.status !== 'ready') return UNAVAILABLE
+      // Redis refused the script (a key of the wrong type): the job; anything else: the connection.
+      if ((error as Error | undefined)?.name !== 'ReplyError') return UNAVAILABLE
       return this.#corrupt(id, error)
     }
     if (reply === 0) return undefined

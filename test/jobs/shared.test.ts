@@ -5,8 +5,7 @@ import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Redis } from 'ioredis'
-import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { runningRedis, stopRedis, until } from '../helpers/redis.ts'
 
 // Host processes serving one address with `background` and `share` through a real redis-server,
 // as instances behind a load balancer would: a job runs on the one it was posted to, and any
@@ -73,9 +72,7 @@ describe('jobs shared through Redis: host processes on one redis-server', () => 
   const children: ChildProcess[] = []
 
   before(async () => {
-    redisPort = await freePort()
-    server = startRedis(redisPort)
-    await waitForRedis(redisPort)
+    ;({ port: redisPort, server } = await runningRedis())
     ;[a, b, owner] = await Promise.all([startHost(redisPort), startHost(redisPort), startHost(redisPort)])
     children.push(a.child, b.child, owner.child)
     raw = new Redis({ port: redisPort, host: '127.0.0.1' })
