@@ -26,28 +26,37 @@ const DIGITS = /^\d{1,16}$/
 // A job's hash (status, started, version, owner, progressed, result, expires) and its events (a
 // list of `<NDJSON line><message>`), both gone `keep` ms after the job ends. Every change is one
 // script: the first end wins, whichever instance writes it, and is announced on the channel.
-// KEYS: hash, events, channel. ARGV: status, tail of the line after `{"seq":N,`, message,
-// progressed or result JSON, now, keep, retained, ttl while working, digest.
+// Events come in batches (those queued while the last batch was written); Redis numbers them.
+// KEYS: hash, events, channel. ARGV: now, keep, retained, ttl while working, digest, then per
+// event: status, the line after `{"seq":N,`, message, progressed or result JSON.
 const APPEND = `
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return {0, ''} end
 local events = redis.call('TYPE', KEYS[2]).ok
 if events ~= 'list' and events ~= 'none' then return {0, ''} end
 local status = redis.call('HGET', KEYS[1], 'status')
 if status ~= 'working' then return {0, status or ''} end
-local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
-redis.call('RPUSH', KEYS[2], '{"seq":' .. v .. ',' .. ARGV[2] .. ARGV[3])
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[7]), -1)
-if ARGV[1] == 'working' then
-  redis.call('HSET', KEYS[1], 'progressed', ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[8])
-else
-  redis.call('HSET', KEYS[1], 'status', ARGV[1], 'expires', tostring(tonumber(ARGV[5]) + tonumber(ARGV[6])))
-  if ARGV[1] == 'completed' then redis.call('HSET', KEYS[1], 'result', ARGV[4]) end
-  redis.call('PEXPIRE', KEYS[1], ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], ARGV[6])
+local last = 'working'
+for i = 6, #ARGV, 4 do
+  local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
+  redis.call('RPUSH', KEYS[2], '{"seq":' .. v .. ',' .. ARGV[i + 1] .. ARGV[i + 2])
+  if ARGV[i] == 'working' then
+    redis.call('HSET', KEYS[1], 'progressed', ARGV[i + 3])
+  else
+    last = ARGV[i]
+    redis.call('HSET', KEYS[1], 'status', last, 'expires', tostring(tonumber(ARGV[1]) + tonumber(ARGV[2])))
+    if last == 'completed' then redis.call('HSET', KEYS[1], 'result', ARGV[i + 3]) end
+    break
+  end
 end
-redis.call('PUBLISH', KEYS[3], ARGV[9] .. ' ' .. ARGV[1])
-return {1, ARGV[1]}
+redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+if last == 'working' then
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+else
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+end
+redis.call('PUBLISH', KEYS[3], ARGV[5] .. ' ' .. last)
+return {1, last}
 `
 
 // KEYS: hash, events, owner's lease. ARGV: started, owner, ttl while working, lease.
@@ -134,12 +143,19 @@ return statuses
 // KEYS: owner lease. The process is leaving: its jobs are ended already.
 const RESIGN = "redis.call('DEL', KEYS[1]) return 1"
 
+/** One event as APPEND takes it: status, line after its seq, message, progressed or result JSON. */
+type Write = [Status, string, string, string]
+
 /** A job this process runs: what is still being written of it to Redis. */
 interface Owned {
   readonly job: Job
   readonly digest: string
-  /** Writes of its events, one after another. */
-  chain: Promise<void>
+  /** Resolves once the job is in Redis (or could not be put there). */
+  readonly created: Promise<boolean>
+  /** Events not yet sent, at most RETAINED (Redis would keep no more of them). */
+  readonly queue: Write[]
+  /** The batch being written, if one is. */
+  writing: Promise<void> | undefined
   /** Its end is in Redis (written here, or come from there): nothing more to write. */
   settled: boolean
   /** It is in Redis: until then, its absence there says nothing. */
@@ -238,8 +254,8 @@ export class SharedJobs implements JobSource {
   async cancel (id: string): Promise<Status | undefined | typeof UNAVAILABLE> {
     const key = this.#key(id)
     try {
-      const [, status] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel,
-        'cancelled', '"status":"cancelled"}\n', 'Cancelled.', '', Date.now(), this.#settings.keep, RETAINED, this.#ttl(), digest(id)) as [number, string]
+      const [, status] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel, Date.now(), this.#settings.keep,
+        RETAINED, this.#ttl(), digest(id), 'cancelled', '"status":"cancelled"}\n', 'Cancelled.', '') as [number, string]
       return STATUSES.includes(status) ? status as Status : undefined
     } catch {
       return UNAVAILABLE
@@ -305,12 +321,9 @@ export class SharedJobs implements JobSource {
     }
   }
 
-  /** A job admitted here: stored before its first event, then each event written as it comes. */
+  /** A job admitted here: stored before its first event, then its events written as they come. */
   #admitted (job: Job): Promise<boolean> {
-    const hash = digest(job.id)
     const key = this.#key(job.id)
-    const owned: Owned = { job, digest: hash, chain: Promise.resolve(), settled: false, stored: false }
-    this.#owned.set(hash, owned)
     const created = this.#redis.eval(CREATE, 3, key, `${key}:events`, this.#ownerKey(), job.started, this.#owner, this.#ttl(), this.#settings.lease)
       .then(() => {
         owned.stored = true
@@ -320,48 +333,59 @@ export class SharedJobs implements JobSource {
         owned.settled = true // nothing of it is in Redis to end
         return false
       })
-    owned.chain = created.then(() => {})
+    const owned: Owned = { job, digest: digest(job.id), created, queue: [], writing: undefined, settled: false, stored: false }
+    this.#owned.set(owned.digest, owned)
     job.subscribe((event) => { this.#write(owned, event) })
     return created
   }
 
-  /** Queues the write of one event of a job run here. */
+  /** Queues one event of a job run here, and writes the queue unless a batch is on its way. */
   #write (owned: Owned, event: JobEvent): void {
     if (owned.settled) return // the end came from Redis (or the job never got there)
     const { job } = owned
-    let status = event.status
-    let tail = event.line.slice(event.line.indexOf(',') + 1)
-    let message = event.message
-    let value = status === 'completed' ? job.result ?? 'null' : status === 'working' ? job.progressed ?? 'null' : ''
-    if (status === 'working' && Buffer.byteLength(event.line) + Buffer.byteLength(message) > PROGRESS_BYTES) {
-      this.#log.debug({ address: this.#path }, 'gpt: a progress event too large to share is left out')
-      return
-    }
-    if (status === 'completed' && Buffer.byteLength(value) > RESULT_BYTES) {
-      this.#log.warn({ address: this.#path }, `gpt: a job's result is larger than ${RESULT_BYTES} bytes, the most shared through Redis; the job reads as failed`)
-      status = 'failed'
-      tail = '"status":"failed"}\n'
-      message = 'Failed.'
-      value = ''
-    }
-    const key = this.#key(job.id)
-    const write = owned.chain.then(async () => {
-      if (owned.settled) return
-      const [written, stored] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel,
-        status, tail, message, value, job.finished ?? Date.now(), this.#settings.keep, RETAINED, this.#ttl(), owned.digest) as [number, string]
-      if (written === 1) {
-        if (status !== 'working') owned.settled = true
+    const tail = event.line.slice(event.line.indexOf(',') + 1)
+    if (event.status === 'working') {
+      if (Buffer.byteLength(event.line) + Buffer.byteLength(event.message) > PROGRESS_BYTES) {
+        this.#log.debug({ address: this.#path }, 'gpt: a progress event too large to share is left out')
         return
       }
-      this.#endedThere(owned, stored)
-    }).catch((error: unknown) => {
-      // Not written: a progress event is missed by other instances; an end is written again at
-      // the next sign of life (#refresh), so that the job does not read as working for ever.
-      this.#log.warn({ address: this.#path, err: error }, 'gpt: a job event could not be written to Redis')
+      owned.queue.push(['working', tail, event.message, job.progressed ?? 'null'])
+      // Redis keeps the last RETAINED events: older ones still queued would be dropped there.
+      if (owned.queue.length > RETAINED) owned.queue.shift()
+    } else if (event.status === 'completed' && Buffer.byteLength(job.result ?? '') > RESULT_BYTES) {
+      this.#log.warn({ address: this.#path }, `gpt: a job's result is larger than ${RESULT_BYTES} bytes, the most shared through Redis; the job reads as failed`)
+      owned.queue.push(['failed', '"status":"failed"}\n', 'Failed.', ''])
+    } else {
+      owned.queue.push([event.status, tail, event.message, event.status === 'completed' ? job.result ?? 'null' : ''])
+    }
+    if (owned.writing === undefined) this.#flush(owned)
+  }
+
+  /** Writes what is queued, a batch at a time, until nothing is. */
+  #flush (owned: Owned): void {
+    const key = this.#key(owned.job.id)
+    const writing = (async () => {
+      if (!await owned.created) return
+      while (owned.queue.length > 0 && !owned.settled) {
+        const batch = owned.queue.splice(0)
+        const ends = batch.at(-1)![0] !== 'working'
+        try {
+          const [written, stored] = await this.#redis.eval(APPEND, 3, key, `${key}:events`, this.#channel, owned.job.finished ?? Date.now(),
+            this.#settings.keep, RETAINED, this.#ttl(), owned.digest, ...batch.flat()) as [number, string]
+          if (written !== 1) this.#endedThere(owned, stored)
+          else if (ends) owned.settled = true
+        } catch (error) {
+          // Not written: progress is missed by other instances; an end is written again at the
+          // next sign of life (#refresh), so that the job does not read as working for ever.
+          this.#log.warn({ address: this.#path, err: error }, 'gpt: job events could not be written to Redis')
+        }
+      }
+    })().finally(() => {
+      owned.writing = undefined
+      this.#writes.delete(writing)
     })
-    owned.chain = write
-    this.#writes.add(write)
-    write.finally(() => { this.#writes.delete(write) }).catch(() => {})
+    owned.writing = writing
+    this.#writes.add(writing)
   }
 
   /** Redis says the job ended (cancelled from another instance, failed for a lapsed lease, gone): so it does here. */
