@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
-import { after, before, beforeEach, describe, it } from 'node:test'
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import gpt, { type ActContext, type BackgroundOptions, type GptOptions } from '../../src/index.ts'
@@ -24,11 +24,12 @@ describe('jobs shared through Redis, when things go wrong', () => {
 
   before(async () => { ({ port, server } = await runningRedis()) })
   beforeEach(() => { key++ })
-  after(async () => {
-    for (const app of apps) await app.close()
-    for (const client of clients) client.disconnect()
-    await stopRedis(server)
+  // Each test's instances are gone before the next starts: none is left reconnecting when one stops Redis.
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close()
+    for (const client of clients.splice(0)) client.disconnect()
   })
+  after(async () => { await stopRedis(server) })
 
   // The instances' clients fail fast while Redis is away (docs/deploying.md); the test's own waits.
   const client = (enableOfflineQueue = false): Redis => {
@@ -132,6 +133,10 @@ describe('jobs shared through Redis, when things go wrong', () => {
     }
     await eventually(async () => (await statusOf(b, href)) === 404, 'the job is gone')
     await eventually(() => stepper.signals[0]?.aborted === true, 'the act of a job no instance can read is stopped')
+    // Closed only once both instances' subscribers (editions and jobs) are back: a client closed
+    // while it resubscribes leaves the resubscription's promise rejected with no one to hear it.
+    const raw = client(true)
+    await eventually(async () => (await raw.client('LIST') as string).split('\n').filter((line) => / sub=[1-9]/.test(line)).length === 4, 'four subscribers back')
   })
 
   async function away (a: FastifyInstance, b: FastifyInstance, href: string, stepper: Stepper): Promise<void> {
