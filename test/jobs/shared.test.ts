@@ -79,7 +79,10 @@ describe('jobs shared through Redis: host processes on one redis-server', () => 
   })
   after(async () => {
     raw.disconnect()
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+    await Promise.all(children.filter((child) => child.exitCode === null && child.signalCode === null).map(async (child) => {
+      child.kill('SIGTERM')
+      await once(child, 'exit')
+    }))
     await stopRedis(server)
   })
 
