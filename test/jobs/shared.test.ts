@@ -94,6 +94,10 @@ describe('jobs shared through Redis: host processes on one redis-server', () => 
     assert.equal(first.json.status, 'working')
     assert.equal(first.json.progress, undefined)
     assert.equal((await arrival(a, href)).body, first.body)
+    const page = await fetch(b.url + href, { headers: { accept: 'text/html' }, signal: timeout() })
+    assert.equal(page.status, 200)
+    assert.match(String(page.headers.get('content-type')), /^text\/html/)
+    assert.match(await page.text(), /is still working/, 'the page of the job, from Redis, on B')
 
     const live = await fetch(b.url + events, { signal: timeout() })
     assert.equal(live.status, 200)
