@@ -510,7 +510,7 @@ const absurd = (version: string): string =>
 const isNamed = (error: unknown): boolean => String((error as { code?: unknown } | undefined)?.code).startsWith('GPT_ERR_')
 
 /** Resolves once the client is connected; rejects if it gives up or is not connected after START_TIMEOUT. */
-async function ready (redis: SharedRedis): Promise<void> {
+export async function ready (redis: SharedRedis): Promise<void> {
   if (redis.status === 'ready') return
   if (redis.status === 'wait') redis.connect().catch(() => {}) // lazyConnect: the first command would connect it
   await new Promise<void>((resolve, reject) => {

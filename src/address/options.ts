@@ -41,6 +41,11 @@ export interface BackgroundOptions {
   heartbeat?: number
   /** Requests a minute per client to the job addresses and streams of this address. Default 600. */
   rateMax?: number
+  /**
+   * With `share`: milliseconds a running job outlives the last sign of life of the process that
+   * runs it; then any instance reads it as failed. Default 10000.
+   */
+  lease?: number
 }
 
 /** A change of content at run time; what is left out stays as it is. */

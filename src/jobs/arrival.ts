@@ -1,7 +1,8 @@
 import type { JsonObject } from '../form/compile.ts'
 import { renderPage, type Page } from '../page/html.ts'
 import type { Message } from '../types.ts'
-import type { Job, Status } from './job.ts'
+import type { Status } from './job.ts'
+import type { JobView as Job } from './source.ts'
 
 /**
  * The forms of a job address, one a state (draft §7.2: as small as the address can tolerate): a

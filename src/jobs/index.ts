@@ -5,6 +5,8 @@ import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
 import { backgroundAct, drainingAct } from './run.ts'
 import { resolveBackground } from './settings.ts'
+import { SharedJobs } from './shared.ts'
+import { localSource } from './source.ts'
 import { JobStore } from './store.ts'
 
 /**
@@ -15,9 +17,15 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
   const background = resolveBackground(settings.background, settings)
   if (background === undefined) return Object.freeze({ ...settings, act: drainingAct(settings) })
   const store = new JobStore(background)
+  // With `share`, every instance reads a job from Redis; its act runs where it started.
+  const shared = settings.share === undefined ? undefined : new SharedJobs(settings.share, background, store, instance.log, settings.path)
+  await shared?.start()
   // Before the server waits for its connections: a stream open on a running job would hold it.
-  instance.addHook('preClose', async () => { store.close() })
-  await installJobRoutes(instance, settings, background, store)
+  instance.addHook('preClose', async () => {
+    store.close()
+    await shared?.close()
+  })
+  await installJobRoutes(instance, settings, background, shared ?? localSource(store))
   return Object.freeze({ ...settings, act: backgroundAct(settings, background, store) })
 }
 

@@ -1,14 +1,14 @@
-import { PassThrough } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, FastifyRequest } from 'fastify'
 import { compileForm } from '../form/compile.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
-import { cursorOf, framingFor } from './framing.ts'
-import type { Job } from './job.ts'
+import { cursorOf, framingFor, type Framing } from './framing.ts'
+import type { JobEvent } from './job.ts'
 import { jobsPath } from './run.ts'
 import type { BackgroundSettings } from './settings.ts'
-import type { JobStore } from './store.ts'
+import { UNAVAILABLE, type JobSource, type JobView } from './source.ts'
 
 /** The largest control act: `{"do":"cancel"}` and room to spare. */
 const CONTROL_LIMIT = 1024
@@ -22,7 +22,7 @@ type Params = { Params: { id: string }, Querystring: { after?: string } }
  * The job addresses of one address, `<address>/jobs/<id>`, and their progress streams, in an
  * instance of their own: their own body parser, rate limit and log level.
  */
-export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, store: JobStore): Promise<void> {
+export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, source: JobSource): Promise<void> {
   const base = jobsPath(settings.path)
   // draft §5.2 (3): each control act is validated against the very form the job's arrival shows.
   const validators = {
@@ -51,14 +51,17 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       config: { rateLimit: { max: background.rateMax, timeWindow: 60_000 } }
     }
 
-    const found = (request: FastifyRequest<Params>, reply: FastifyReply): Job | undefined => {
-      const job = store.get(request.params.id)
-      if (job === undefined) reply.code(404).send() // unknown, or kept its time and gone
-      return job
+    const poll = String(Math.ceil(background.poll / 1000))
+    const found = async (request: FastifyRequest<Params>, reply: FastifyReply): Promise<JobView | undefined> => {
+      const job = await source.get(request.params.id)
+      // Redis away (with `share`): the job may well be there; ask again later.
+      if (job === UNAVAILABLE) reply.code(503).header('retry-after', poll).send()
+      else if (job === undefined) reply.code(404).send() // unknown, or kept its time and gone
+      return job === UNAVAILABLE ? undefined : job
     }
 
-    jobs.get<Params>('/:id', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.get<Params>('/:id', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const href = `${base}/${job.id}`
       const arrival = jobArrival(job, settings.path, href, background.poll)
@@ -66,7 +69,6 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       // option turns off; everything else gets the JSON.
       const page = settings.html !== false && prefersHtml(request)
       const etag = page ? `${arrival.etag.slice(0, -1)}-html"` : arrival.etag
-      const poll = String(Math.ceil(background.poll / 1000))
       reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept')
       if (!job.done) reply.header('retry-after', poll)
       const held = request.headers['if-none-match']
@@ -81,8 +83,8 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
         .header('x-content-type-options', 'nosniff').send(html)
     })
 
-    jobs.post<Params>('/:id', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.post<Params>('/:id', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const control = controlAct(request.body, job.done ? validators.done : validators.working)
       // draft §5.3: what the job's form does not admit now is the bare 204, whatever it was.
@@ -92,10 +94,12 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       }
       reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
       if (control === 'cancel') {
-        job.cancel(store.clock.now())
-        return reply.send(JSON.stringify({ status: job.status }))
+        const status = await source.cancel(job.id)
+        if (status === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
+        if (status === undefined) return reply.code(404).send() // forgotten or expired meanwhile
+        return reply.send(JSON.stringify({ status }))
       }
-      store.forget(job.id)
+      if (await source.forget(job.id) === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
       return reply.send('{"status":"forgotten"}')
     })
 
@@ -104,8 +108,8 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       method: ['PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       url: '/:id',
       ...common,
-      handler: (request, reply) => {
-        if (found(request, reply) === undefined) return reply
+      handler: async (request, reply) => {
+        if (await found(request, reply) === undefined) return reply
         return reply.code(204).send()
       }
     })
@@ -113,40 +117,27 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     // Not an address (draft §3.3: an address's GET is its arrival): the job's events, as NDJSON or
     // (to a client asking for text/event-stream) as SSE, from `?after=<seq>` (or Last-Event-ID)
     // on, a heartbeat when quiet, closed once it ends.
-    jobs.get<Params>('/:id/events', common, (request, reply) => {
-      const job = found(request, reply)
+    jobs.get<Params>('/:id/events', common, async (request, reply) => {
+      const job = await found(request, reply)
       if (job === undefined) return reply
       const framing = framingFor(request, background.poll)
-      const backlog = job.since(cursorOf(request.query.after, request.headers['last-event-id']))
+      const cursor = cursorOf(request.query.after, request.headers['last-event-id'])
       reply.header('cache-control', 'private, no-store').header('vary', 'Accept')
-      if (job.done && backlog.length === 0 && framing.emptyIs204) return reply.code(204).send()
-      const stream = new PassThrough()
+      // Events are numbered by the job's version: none after the cursor once it is over, nothing can come.
+      if (job.done && job.version <= cursor && framing.emptyIs204) return reply.code(204).send()
       reply.header('content-type', framing.type).header('x-accel-buffering', 'no')
-      if (framing.opening !== '') stream.write(framing.opening)
-      for (const event of backlog) stream.write(framing.event(event))
-      if (job.done) {
-        stream.end()
-        return reply.send(stream)
-      }
-      const heartbeat = setInterval(() => { stream.write(framing.heartbeat) }, background.heartbeat)
-      const stop = job.subscribe((event) => {
-        stream.write(framing.event(event))
-        if (event.status !== 'working') stream.end()
-      })
       // A client leaving ends its stream only: the job goes on (never cancelled by a disconnect).
-      const close = (): void => {
-        clearInterval(heartbeat)
-        stop()
-      }
-      stream.once('close', close)
-      stream.once('end', close)
-      reply.raw.once('close', () => {
-        close()
-        stream.destroy()
-      })
-      return reply.send(stream)
+      const left = new AbortController()
+      reply.raw.once('close', () => { left.abort() })
+      return reply.send(Readable.from(framed(framing, source.events(job.id, cursor, background.heartbeat, left.signal)), { objectMode: false }))
     })
   }, { prefix: '/jobs' })
+}
+
+/** A job's events in `framing`: its opening, then each event, and its heartbeat for each `null`. */
+async function * framed (framing: Framing, events: AsyncIterable<JobEvent | null>): AsyncGenerator<string> {
+  if (framing.opening !== '') yield framing.opening
+  for await (const event of events) yield event === null ? framing.heartbeat : framing.event(event)
 }
 
 /** The control act a body names if the current form admits it, else undefined. */

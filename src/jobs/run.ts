@@ -103,6 +103,8 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
         }
         job = store.admit(started)
         const current = job
+        // With `share`: stored in Redis before its first event, and before the handle names it.
+        const announced = store.announce(current)
         // Its signal is the job's: aborted on cancel and on actTimeout, never on a disconnect.
         current.controller.signal.addEventListener('abort', () => { context.abort(current.controller.signal.reason) }, { once: true })
         for (const value of early) current.progress(value)
@@ -123,7 +125,22 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
           status: 'working',
           events: `${href}/events`
         }
-        resolve(handle)
+        if (announced === undefined) {
+          resolve(handle)
+          return
+        }
+        announced.then((readable) => {
+          if (readable) {
+            resolve(handle)
+            return
+          }
+          // No instance could read the job: it is not run on (its signal aborted), and the
+          // request is answered as when Redis is away for anything else.
+          current.fail(store.clock.now())
+          store.forget(current.id)
+          reply.removeHeader('link').removeHeader('preference-applied').code(503).header('retry-after', String(store.retryAfter())).send()
+          resolve(undefined)
+        }, reject)
       }
       const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff, true)
       if (wait === 0) handOff()

@@ -9,6 +9,8 @@ export interface BackgroundSettings {
   readonly poll: number
   readonly heartbeat: number
   readonly rateMax: number
+  /** With `share`: how long a job outlives its process's last sign of life before it reads as failed. */
+  readonly lease: number
 }
 
 export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
@@ -17,7 +19,8 @@ export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
   maxJobs: 100,
   poll: 2000,
   heartbeat: 15_000,
-  rateMax: 600
+  rateMax: 600,
+  lease: 10_000
 })
 
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
@@ -31,7 +34,7 @@ const NAMES = Object.keys(DEFAULT_BACKGROUND) as ReadonlyArray<keyof BackgroundS
 export function resolveBackground (value: unknown, settings: Pick<Settings, 'path' | 'actTimeout'>): BackgroundSettings | undefined {
   if (value === undefined) return undefined
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(settings.path, detail)
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"background" must be an object of { after, keep, maxJobs, poll, heartbeat, rateMax }')
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"background" must be an object of { after, keep, maxJobs, poll, heartbeat, rateMax, lease }')
   const given = value as Record<string, unknown>
   for (const name of Object.keys(given)) {
     if (!(NAMES as readonly string[]).includes(name)) throw invalid(`"background.${name}" is not an option of background`)

@@ -26,6 +26,11 @@ export const realClock: Clock = {
  * comes before the act starts and nothing held is ever dropped to make room.
  */
 export class JobStore {
+  /**
+   * With `share` (src/jobs/shared.ts): told of each job admitted, before its first event, and
+   * resolving once other instances can read it (false: they cannot); told of each job dropped.
+   */
+  shared: { admitted (job: Job): Promise<boolean>, forgotten (id: string): void } | undefined
   readonly #jobs = new Map<string, Job>()
   readonly #expiries = new Map<string, () => void>()
   #deciding = 0
@@ -61,6 +66,11 @@ export class JobStore {
     return job
   }
 
+  /** Undefined without `share`; else whether the job is readable on every instance now. */
+  announce (job: Job): Promise<boolean> | undefined {
+    return this.shared?.admitted(job)
+  }
+
   /** Starts the countdown of a job that just ended. */
   #ended (job: Job): void {
     if (job.expires === undefined || !this.#jobs.has(job.id)) return
@@ -82,7 +92,7 @@ export class JobStore {
   forget (id: string): void {
     this.#expiries.get(id)?.()
     this.#expiries.delete(id)
-    this.#jobs.delete(id)
+    if (this.#jobs.delete(id)) this.shared?.forgotten(id)
   }
 
   /** Seconds until a place is likely free: the first kept job to expire, or a poll's interval. */

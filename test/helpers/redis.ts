@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createConnection } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { freePort } from './port.ts'
 
 /** A real redis-server (Debian's package, installed by .ci/run) on a loopback port, keeping nothing on disk. */
 export function startRedis (port: number): ChildProcess {
@@ -35,4 +36,12 @@ export async function until (condition: () => Promise<boolean> | boolean, what: 
     await sleep(25)
   }
   throw new Error(`never happened: ${what}`)
+}
+
+/** A real redis-server on a free loopback port, started and answering. */
+export async function runningRedis (): Promise<{ port: number, server: ChildProcess }> {
+  const port = await freePort()
+  const server = startRedis(port)
+  await waitForRedis(port)
+  return { port, server }
 }

@@ -498,6 +498,7 @@ describe('background options', () => {
     [{ afterr: 1 }, /"background.afterr" is not an option/],
     [{ after: 0 }, /"background.after" must be a positive integer of milliseconds/],
     [{ keep: 2 ** 31 }, /"background.keep" must be a positive integer of milliseconds/],
+    [{ lease: 0 }, /"background.lease" must be a positive integer of milliseconds/],
     [{ maxJobs: 1.5 }, /"background.maxJobs" must be a positive integer$/],
     [{ rateMax: '600' }, /"background.rateMax" must be a positive integer$/],
     [{ after: 100 }, /"background.after" \(100 ms\) must be shorter than "actTimeout" \(100 ms\)/, { actTimeout: 100 }]
