@@ -29,18 +29,22 @@ import { BODY_LIMIT, intro, noteArrival, noteForm, notePrompt, noteReceipt, todo
 const RUNGS = ['bare-kept', 'fp-child', 'child', 'decorate', 'accepts', 'on-route', 'on-send', 'parser', 'strict',
   'errors', 'validator', 'handlers', 'gpt-plain', 'gpt'] as const
 type Rung = typeof RUNGS[number]
+// Variants of the `parser` rung, to tell its parts apart: Fastify reading the body (parseAs
+// 'buffer'), and the reader without its 'close' listener.
+const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min'] as const
+type Variant = typeof VARIANTS[number]
 
 type Note = { note: string, author?: string | undefined }
 type Todo = { title: string, items: unknown[] }
 type Done = (error: Error | null, body?: unknown) => void
 
-const has = (rung: Rung, step: Rung): boolean => RUNGS.indexOf(rung) >= RUNGS.indexOf(step)
+const has = (rung: Rung | Variant, step: Rung): boolean => RUNGS.indexOf(rung.startsWith('parser-') ? 'parser' : rung as Rung) >= RUNGS.indexOf(step)
 
 class Rejected {
   constructor (readonly reason: string, readonly unread = false) {}
 }
 
-async function ladder (rung: Rung): Promise<FastifyInstance> {
+async function ladder (rung: Rung | Variant): Promise<FastifyInstance> {
   const { default: Fastify } = await import('fastify')
   const { default: fp } = await import('fastify-plugin')
   const { codedTag, quiet, arrivalHandler } = await import('../dist/address/arrival.js')
@@ -64,7 +68,8 @@ async function ladder (rung: Rung): Promise<FastifyInstance> {
       instance.removeAllContentTypeParsers()
       const strict = has(rung, 'strict')
       const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: Done): void => {
-        readBody(request, payload, BODY_LIMIT, (bytes) => {
+        const read = rung === 'parser-min' ? readMinimal : readBody
+        read(request, payload, BODY_LIMIT, rung !== 'parser-noclose', (bytes) => {
           if (bytes instanceof Rejected) return done(null, bytes)
           try {
             done(null, strict ? parse(bytes, { maxDepth: 64 }) : JSON.parse(bytes.toString('utf8')))
@@ -73,7 +78,17 @@ async function ladder (rung: Rung): Promise<FastifyInstance> {
           }
         })
       }
-      for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '*']) instance.addContentTypeParser(type, parser)
+      const fromBuffer = (_request: FastifyRequest, bytes: Buffer, done: Done): void => {
+        try {
+          done(null, JSON.parse(bytes.toString('utf8')))
+        } catch {
+          done(null, new Rejected('unparsable'))
+        }
+      }
+      for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '*']) {
+        if (rung === 'parser-buffer') instance.addContentTypeParser(type, { parseAs: 'buffer' }, fromBuffer)
+        else instance.addContentTypeParser(type, parser)
+      }
     }
     if (has(rung, 'errors')) {
       instance.setErrorHandler(function onError (error: FastifyError, _request, reply) {
@@ -181,7 +196,7 @@ function stackless (errors: { instancePath: string, message?: string }[], dataVa
 }
 
 /** fastify-gpt's body reader, less its deadline (a Map entry per act; the timer is shared). */
-function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, then: (bytes: Buffer | Rejected) => void): void {
+function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, close: boolean, then: (bytes: Buffer | Rejected) => void): void {
   const declared = Number(request.headers['content-length'])
   if (declared > limit) return then(new Rejected('body over the limit'))
   const chunks: Buffer[] = []
@@ -191,7 +206,7 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onError)
-    payload.removeListener('close', onGone)
+    if (close) payload.removeListener('close', onGone)
     then(outcome)
   }
   const onData = (chunk: Buffer): void => {
@@ -202,18 +217,47 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
   const onGone = (): void => finish(new Rejected('gone'))
   const onError = (): void => finish(new Rejected('failed'))
-  pending.set(finish, performance.now() + 10_000)
+  if (rung !== 'parser-nomap') pending.set(finish, performance.now() + 10_000)
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onError)
-  payload.on('close', onGone)
+  if (close) payload.on('close', onGone)
   payload.resume()
 }
 const pending = new Map<unknown, number>()
 
+/** Fastify's own reader (rawBody, parseAs 'buffer'), as a parser of the stream. */
+function readMinimal (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, _close: boolean, then: (bytes: Buffer | Rejected) => void): void {
+  const declared = Number(request.headers['content-length'])
+  if (declared > limit) return then(new Rejected('body over the limit'))
+  const chunks: Buffer[] = []
+  let length = 0
+  payload.on('data', onData)
+  payload.on('end', onEnd)
+  payload.on('error', onEnd)
+  payload.resume()
+  function onData (chunk: Buffer): void {
+    length += chunk.length
+    if (length > limit) {
+      payload.removeListener('data', onData)
+      payload.removeListener('end', onEnd)
+      payload.removeListener('error', onEnd)
+      then(new Rejected('body over the limit'))
+      return
+    }
+    chunks.push(chunk)
+  }
+  function onEnd (error?: Error): void {
+    payload.removeListener('data', onData)
+    payload.removeListener('end', onEnd)
+    payload.removeListener('error', onEnd)
+    then(error === undefined ? Buffer.concat(chunks, length) : new Rejected('failed'))
+  }
+}
+
 const { values } = parseArgs({ options: { rung: { type: 'string', default: 'bare-kept' } } })
-const rung = values.rung as Rung
-if (!RUNGS.includes(rung)) throw new Error(`--rung must be one of ${RUNGS.join(', ')}, not ${String(values.rung)}`)
+const rung = values.rung as Rung | Variant
+if (!RUNGS.includes(rung as Rung) && !VARIANTS.includes(rung as Variant)) throw new Error(`--rung must be one of ${RUNGS.join(', ')}, not ${String(values.rung)}`)
 // Before anything allocates, as fastify-gpt does when it loads (and harmless twice: gpt's own is a no-op then).
 ;(await import('../dist/address/tick.js')).keepTickObject()
 const app = await ladder(rung)

@@ -10,7 +10,9 @@
 //                         --before PATH --out FILE --verbose --smoke]
 // --before PATH adds a rung `before`: fastify-gpt from another build's index.js (html on).
 // Writes benchmarks/results/ladder-latest.json.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import ts from 'typescript'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { bodies } from './peer-forms.ts'
@@ -19,6 +21,8 @@ import { exitCodeOf } from './checks.ts'
 
 const RUNGS = ['bare-kept', 'fp-child', 'child', 'decorate', 'accepts', 'on-route', 'on-send', 'parser', 'strict',
   'errors', 'validator', 'handlers', 'gpt-plain', 'gpt']
+// not in the ladder by default: the `parser` rung with Fastify reading the body, or without the 'close' listener
+const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min']
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +47,7 @@ for (const [name, value] of Object.entries({ runs, requests, warmup, connections
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
 }
 const rungs = [...values.rungs.split(','), ...(values.before === undefined ? [] : ['before'])]
-for (const rung of rungs) if (!RUNGS.includes(rung) && rung !== 'before') throw new Error(`--rungs: no rung ${rung}; there are ${RUNGS.join(', ')}`)
+for (const rung of rungs) if (!RUNGS.includes(rung) && !VARIANTS.includes(rung) && rung !== 'before') throw new Error(`--rungs: no rung ${rung}; there are ${RUNGS.join(', ')}`)
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/ladder-smoke.tmp.json' : 'benchmarks/results/ladder-latest.json'))
 
 const isGpt = (rung: string): boolean => rung === 'gpt' || rung === 'gpt-plain' || rung === 'before'
@@ -58,13 +62,31 @@ const SCENARIOS: readonly Scenario[] = [
 const chosen = SCENARIOS.filter((s) => values.only.split(',').includes(s.name))
 if (chosen.length === 0) throw new Error(`--only names no scenario; there are: ${SCENARIOS.map((s) => s.name).join(', ')}`)
 
+// The rungs' hosts run as plain JavaScript, compiled here the way tsc compiles the package: through
+// the tsx loader every closure a request creates would go through its naming helper
+// (Object.defineProperty of its name), which costs microseconds per request and is not what a
+// user runs. One directory below the root, as benchmarks/ is, so relative imports hold.
+const BUILT = resolve(ROOT, '.ladder-build')
+function buildHosts (): string {
+  mkdirSync(BUILT, { recursive: true })
+  for (const name of ['ladder-host', 'processes', 'peer-forms']) {
+    const source = readFileSync(resolve(ROOT, 'benchmarks', `${name}.ts`), 'utf8')
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, rewriteRelativeImportExtensions: true, verbatimModuleSyntax: true }
+    })
+    writeFileSync(resolve(BUILT, `${name}.js`), outputText)
+  }
+  return resolve(BUILT, 'ladder-host.js')
+}
+const hostScript = buildHosts()
+
 interface Host { rung: string, child: Child, url: string, pid: number }
 const problems: string[] = []
 
 async function startHost (rung: string): Promise<Host> {
   const child = rung === 'before'
     ? startChild('peer-host.ts', ['--stack', 'gpt', '--module', values.before as string], HOST_CORE)
-    : startChild('ladder-host.ts', ['--rung', rung], HOST_CORE)
+    : startChild(hostScript, ['--rung', rung], HOST_CORE)
   const { port, pid } = await child.ready as { port: number, pid: number }
   return { rung, child, url: `http://127.0.0.1:${port}`, pid }
 }
