@@ -30,15 +30,16 @@ const RUNGS = ['bare-kept', 'fp-child', 'child', 'decorate', 'accepts', 'on-rout
   'errors', 'validator', 'handlers', 'gpt-plain', 'gpt'] as const
 type Rung = typeof RUNGS[number]
 // Variants of the `parser` rung, to tell its parts apart: Fastify reading the body (parseAs
-// 'buffer'), and the reader without its 'close' listener.
-const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min'] as const
+// 'buffer'), and the reader without its 'close' listener; and `child` with the routes' full paths
+// instead of a prefix.
+const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min', 'child-noprefix'] as const
 type Variant = typeof VARIANTS[number]
 
 type Note = { note: string, author?: string | undefined }
 type Todo = { title: string, items: unknown[] }
 type Done = (error: Error | null, body?: unknown) => void
 
-const has = (rung: Rung | Variant, step: Rung): boolean => RUNGS.indexOf(rung.startsWith('parser-') ? 'parser' : rung as Rung) >= RUNGS.indexOf(step)
+const has = (rung: Rung | Variant, step: Rung): boolean => RUNGS.indexOf(rung.startsWith('parser-') ? 'parser' : rung === 'child-noprefix' ? 'child' : rung as Rung) >= RUNGS.indexOf(step)
 
 class Rejected {
   constructor (readonly reason: string, readonly unread = false) {}
@@ -55,7 +56,7 @@ async function ladder (rung: Rung | Variant): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
 
   /** One form's routes on `instance`, with the rung's pieces. */
-  const routes = async (instance: FastifyInstance, form: object, receipt: (body: never) => unknown, withGet: boolean, prefix: string): Promise<void> => {
+  const routes = async (instance: FastifyInstance, form: object, receipt: (body: never) => unknown, withGet: boolean, prefix: string, url = '/'): Promise<void> => {
     const path = prefix === '' ? '/' : prefix
     if (has(rung, 'decorate')) instance.decorateRequest('gptActor', undefined)
     if (has(rung, 'accepts') && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
@@ -114,13 +115,13 @@ async function ladder (rung: Rung | Variant): Promise<FastifyInstance> {
     }
     const handlers = has(rung, 'handlers')
     if (withGet) {
-      instance.get('/', handlers
+      instance.get(url, handlers
         ? arrivalHandler(serving)
         : (_request, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(noteArrival))
     }
     const onSend = has(rung, 'on-send') ? { onSend: actSend } : {}
     const validation = has(rung, 'validator') ? { attachValidation: true, schemaErrorFormatter: stackless } : {}
-    instance.post('/', { schema: { body: form }, bodyLimit: BODY_LIMIT, ...onSend, ...validation }, handlers
+    instance.post(url, { schema: { body: form }, bodyLimit: BODY_LIMIT, ...onSend, ...validation }, handlers
       ? actHandler(receipt, path)
       : (request) => receipt(request.body as never))
     function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
@@ -155,8 +156,13 @@ async function ladder (rung: Rung | Variant): Promise<FastifyInstance> {
       }
       return rung === 'fp-child' ? fp(inner) : inner
     }
-    app.register(address(noteForm, noteReceipt as (body: never) => unknown, true), { prefix: '/note' })
-    app.register(address(todoForm, todoReceipt as (body: never) => unknown, false), { prefix: '/todo' })
+    if (rung === 'child-noprefix') {
+      app.register(async (instance) => { await routes(instance, noteForm, noteReceipt as (body: never) => unknown, true, '/note', '/note') })
+      app.register(async (instance) => { await routes(instance, todoForm, todoReceipt as (body: never) => unknown, false, '/todo', '/todo') })
+    } else {
+      app.register(address(noteForm, noteReceipt as (body: never) => unknown, true), { prefix: '/note' })
+      app.register(address(todoForm, todoReceipt as (body: never) => unknown, false), { prefix: '/todo' })
+    }
   }
   await app.listen({ host: '127.0.0.1', port: 0 })
   return app

@@ -21,8 +21,9 @@ import { exitCodeOf } from './checks.ts'
 
 const RUNGS = ['bare-kept', 'fp-child', 'child', 'decorate', 'accepts', 'on-route', 'on-send', 'parser', 'strict',
   'errors', 'validator', 'handlers', 'gpt-plain', 'gpt']
-// not in the ladder by default: the `parser` rung with Fastify reading the body, or without the 'close' listener
-const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min']
+// not in the ladder by default: the `parser` rung with Fastify reading the body, or without the 'close'
+// listener; `child` without a prefix
+const VARIANTS = ['parser-buffer', 'parser-noclose', 'parser-nomap', 'parser-min', 'child-noprefix']
 
 const { values } = parseArgs({
   options: {
