@@ -10,7 +10,7 @@
 //                         --before PATH --out FILE --verbose --smoke]
 // --before PATH adds a rung `before`: fastify-gpt from another build's index.js (html on).
 // Writes benchmarks/results/ladder-latest.json.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import ts from 'typescript'
 import { parseArgs } from 'node:util'
@@ -66,7 +66,8 @@ if (chosen.length === 0) throw new Error(`--only names no scenario; there are: $
 // The rungs' hosts run as plain JavaScript, compiled here the way tsc compiles the package: through
 // the tsx loader every closure a request creates would go through its naming helper
 // (Object.defineProperty of its name), which costs microseconds per request and is not what a
-// user runs. One directory below the root, as benchmarks/ is, so relative imports hold.
+// user runs. One directory below the root, as benchmarks/ is, so relative imports hold; removed
+// once the hosts are stopped.
 const BUILT = resolve(ROOT, '.ladder-build')
 function buildHosts (): string {
   mkdirSync(BUILT, { recursive: true })
@@ -143,6 +144,7 @@ async function main (): Promise<number> {
   } finally {
     await Promise.all(hosts.map((host) => host.child.stop()))
     await loader.stop()
+    rmSync(BUILT, { recursive: true, force: true })
   }
   const round = (value: number): number => Math.round(value * 100) / 100
   const rows = rungs.map((rung) => {
