@@ -30,7 +30,9 @@ interface Reply { id?: number, error?: string }
 
 /** Starts `script` (a .ts file under benchmarks/) in its own Node process, pinned to `core`. */
 export function startChild (script: string, args: readonly string[], core: number | undefined, nodeFlags: readonly string[] = []): Child {
-  const node = [...nodeFlags, '--import', LOADER, resolve(ROOT, 'benchmarks', script), ...args]
+  // an absolute path to plain JavaScript runs without the TypeScript loader (see benchmarks/ladder.ts)
+  const plain = script.startsWith('/') && script.endsWith('.js')
+  const node = [...nodeFlags, ...(plain ? [] : ['--import', LOADER]), plain ? script : resolve(ROOT, 'benchmarks', script), ...args]
   const child = canPin && core !== undefined
     ? spawn('taskset', ['-c', String(core), process.execPath, ...node], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
     : spawn(process.execPath, node, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
