@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis, type RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../../src/index.ts'
 import { DEFAULT_LIMITS, storedBytes } from '../../src/limits.ts'
 
@@ -12,33 +11,21 @@ import { DEFAULT_LIMITS, storedBytes } from '../../src/limits.ts'
 const MOST = storedBytes(DEFAULT_LIMITS)
 import { registrationError } from '../helpers/host.ts'
 import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 // Several instances of one address in this process, each with its own Redis client: what a
 // host sees of sharing, short of separate processes (test/address/editions.test.ts has those).
 describe('shared editions, instances in one process', () => {
-  let port: number
-  let server: ChildProcess
-  const clients: Redis[] = []
+  let server: RedisServer
   const apps: FastifyInstance[] = []
 
-  before(async () => {
-    port = await freePort()
-    server = startRedis(port)
-    await waitForRedis(port)
-  })
+  before(async () => { server = await redisServer() })
   after(async () => {
     for (const app of apps) await app.close()
-    for (const client of clients) client.disconnect()
-    await stopRedis(server)
+    await server.stop()
   })
 
-  const client = (options: RedisOptions = {}): Redis => {
-    const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 0, ...options })
-    redis.on('error', () => {})
-    clients.push(redis)
-    return redis
-  }
+  const client = (options: RedisOptions = {}): Redis => server.client(options)
 
   async function instance (key: string, options: Record<string, unknown> = {}, logged: string[] = [], level = 'error'): Promise<{ app: FastifyInstance, address: SharedGptAddress }> {
     let handle: SharedGptAddress | undefined

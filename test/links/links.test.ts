@@ -1,15 +1,13 @@
 // Appendix B, "Composition", as fastify-gpt answers it (docs/links.md): an address names other
 // addresses in an advisory `l` member of its arrival, mirrored in Link headers.
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import gpt, { withLinks, type GptAddress, type GptOptions, type LinkOption, type SharedGptAddress } from '../../src/index.ts'
 import { describeAddress, DESCRIBED } from '../../src/links/describe.ts'
-import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 const form = { type: 'object', properties: { choice: { enum: ['a', 'b'] } }, required: ['choice'], additionalProperties: false } as const
 const pollForm = { type: 'object', properties: { vote: { enum: ['tabs', 'spaces'], description: 'SECRET-FORM-MARK' } }, required: ['vote'], additionalProperties: false } as const
@@ -330,30 +328,22 @@ describe('Composition: what a link says of an address is read from its prompt', 
 })
 
 describe('Composition: with editions shared through Redis', () => {
-  let redisPort: number
-  let redis: ChildProcess
-  const clients: Redis[] = []
+  let redis: RedisServer
   const hosts: FastifyInstance[] = []
-  before(async () => {
-    redisPort = await freePort()
-    redis = startRedis(redisPort)
-    await waitForRedis(redisPort)
-  })
+  before(async () => { redis = await redisServer() })
   after(async () => {
     await Promise.all(hosts.map((host) => host.close()))
-    for (const client of clients) client.disconnect()
-    await stopRedis(redis)
+    await redis.stop()
   })
 
   it('a target updated on one instance is described anew on every instance', async () => {
     const polls: SharedGptAddress[] = []
     for (let i = 0; i < 2; i++) {
-      const client = new Redis({ host: '127.0.0.1', port: redisPort, enableOfflineQueue: false, maxRetriesPerRequest: 0 })
-      clients.push(client)
+      const client = redis.client()
       await once(client, 'ready')
       hosts.push(await app({
         '/': { prompt: 'A board.', links: ['/poll'] },
-        '/poll': { prompt: 'Vote once.', share: { redis: client, key: `links-test:poll:${redisPort}` }, onAddress: (a: unknown) => { polls.push(a as SharedGptAddress) } }
+        '/poll': { prompt: 'Vote once.', share: { redis: client, key: `links-test:poll:${redis.port}` }, onAddress: (a: unknown) => { polls.push(a as SharedGptAddress) } }
       } as Record<string, Partial<GptOptions>>))
     }
     await polls[0]!.update({ prompt: 'Vote on tabs. Or spaces.' })
