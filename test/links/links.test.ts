@@ -215,7 +215,9 @@ describe('Composition: links are checked when the host is ready', () => {
     ['a URL not as on the wire', ['https://Other.example'], /is not written as a URL is on the wire \(https:\/\/other\.example\/\)/],
     ['a p too long', [{ href: 'https://other.example/', p: 'x'.repeat(1001) }], /\/links\/0\/p: must be a string of at most 1000/],
     ['a bad relation', [{ href: '/poll', rel: 'Next Page' }], /\/links\/0\/rel: must be a lower-case relation type/],
-    ['a protocol-relative URL', ['//other.example/poll'], /is neither a path on this host/]
+    ['a protocol-relative URL', ['//other.example/poll'], /is neither a path on this host/],
+    // A URL parser reads "/\\" as "//": a host that is not there, so no path at all.
+    ['a backslash after the slash', ['/\\'], /\/links\/0\/href: "\/\\\\" is not a path/]
   ]
   for (const [name, links, message] of invalid) {
     it(`refuses ${name} at registration with GPT_ERR_LINK_INVALID`, async () => {
