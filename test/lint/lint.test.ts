@@ -70,6 +70,16 @@ describe('the form and the address disagree', () => {
     assert.ok(rules(closed({ n: { type: 'number', minimum: 0, maximum: 2 ** 60 } })).includes('integer-unsafe /properties/n'))
     assert.ok(!rules(closed({ n: { type: 'integer', minimum: 0, maximum: 10 } })).includes('integer-unsafe /properties/n'))
   })
+  it('flags an integer literal in enum or const past 2^53-1, which no body the parser takes can write', () => {
+    for (const n of [{ enum: [1, 2 ** 60] }, { const: -(2 ** 54) }, { type: 'integer', enum: [2 ** 53] }]) {
+      const found = lint(closed({ n })).filter((f) => f.rule === 'integer-unsafe')
+      assert.deepEqual(found.map((f) => f.pointer), ['/properties/n'], JSON.stringify(n))
+      assert.match(found[0]!.message, /integer literal here is past 2\^53-1/)
+    }
+    for (const n of [{ enum: [1, 2 ** 53 - 1, 1.5] }, { const: -(2 ** 53 - 1) }, { enum: ['9007199254740993'] }]) {
+      assert.deepEqual(lint(closed({ n })).filter((f) => f.rule === 'integer-unsafe'), [], JSON.stringify(n))
+    }
+  })
   it('flags an open object that admits "__proto__", unless its names exclude it', () => {
     assert.ok(rules({ type: 'object' }).includes('proto-member '))
     assert.ok(!rules({ type: 'object', propertyNames: { maxLength: 3 } }).includes('proto-member '))
