@@ -340,6 +340,26 @@ describe('shared editions, instances in one process', () => {
   })
 
   describe('what cannot be stored fails its callers by name', () => {
+    it('an edition stored but refused here (the host\'s html function fails on it): the update fails by name, the last edition stays served, and the next update stores above it', async () => {
+      const logged: string[] = []
+      const html = (view: { prompt: string }): unknown => view.prompt === 'no page' ? 42 : `<p>${view.prompt}</p>`
+      const a = await instance('no-page', { html }, logged)
+      await a.address.update({ prompt: 'shown' })
+      const raw = client({ enableOfflineQueue: true })
+      const version = Number(await raw.hget('no-page', 'version'))
+      await assert.rejects(a.address.update({ prompt: 'no page' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_OPTION_INVALID')
+        assert.match(error.message, /"html" returned neither a string nor \{ body, headers \}/)
+        return true
+      })
+      assert.equal(JSON.parse((await raw.hget('no-page', 'content'))!).prompt, 'no page', 'stored: other instances may serve it')
+      assert.equal(a.address.prompt, 'shown', 'not served here')
+      assert.ok(logged.some((line) => line.includes('the shared edition is refused here')), 'logged once refused')
+      await a.address.update({ prompt: 'shown again' })
+      assert.equal(a.address.prompt, 'shown again')
+      assert.equal(await raw.hget('no-page', 'version'), String(version + 2), 'stored above the refused one')
+    })
+
     // A client whose compare-and-sets (the script that writes: HSET) go through `before` first.
     const meddled = (before: () => Promise<void>): Redis => new Proxy(client(), {
       get: (target, name) => {
