@@ -340,6 +340,19 @@ describe('shared editions, instances in one process', () => {
   })
 
   describe('what cannot be stored fails its callers by name', () => {
+    it('changes queued together and refused only together (a new form, then a prompt the html function fails on): each is checked on the last that passed', async () => {
+      const html = (view: { prompt: string }): unknown => view.prompt === 'no page' ? 42 : `<p>${view.prompt}</p>`
+      const a = await instance('together', { html })
+      const first = a.address.update({ prompt: 'first' }) // running: the two below queue behind it, as one batch
+      const results = await Promise.allSettled([first, a.address.update({ form: { type: 'string' } }), a.address.update({ prompt: 'no page' })])
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected'])
+      assert.equal((results[2] as PromiseRejectedResult).reason.code, 'GPT_ERR_OPTION_INVALID')
+      assert.deepEqual({ prompt: a.address.prompt, form: a.address.form }, { prompt: 'first', form: { type: 'string' } })
+      const raw = client({ enableOfflineQueue: true })
+      const stored = JSON.parse((await raw.hget('together', 'content'))!)
+      assert.deepEqual({ prompt: stored.prompt, form: stored.form }, { prompt: 'first', form: { type: 'string' } }, 'the form stored, the refused prompt never')
+    })
+
     it('an edition stored but refused here (the host\'s html function fails on it): the update fails by name, the last edition stays served, and the next update stores above it', async () => {
       const logged: string[] = []
       const html = (view: { prompt: string }): unknown => view.prompt === 'no page' ? 42 : `<p>${view.prompt}</p>`
