@@ -2,14 +2,15 @@ import assert from 'node:assert/strict'
 import { isDeepStrictEqual } from 'node:util'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
-import { equal, type Json } from '../../src/lint/schema.ts'
+import { equal, type Json, type JsonObject } from '../../src/lint/schema.ts'
 
 /** The same JSON value with every object's members in one order, so that order cannot matter, and -0 as 0. */
 function sorted (value: Json): Json {
   if (Array.isArray(value)) return value.map(sorted)
   if (value === 0) return 0 // JSON writes -0 as 0: one number
   if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted(value[key] as Json)]))
+  const object = value as JsonObject
+  return Object.fromEntries(Object.keys(object).sort().map((key) => [key, sorted(object[key] as Json)]))
 }
 
 // Two values from a small alphabet, so that equal pairs, near misses and reorderings all occur.
