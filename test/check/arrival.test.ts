@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, describe, it } from 'node:test'
-import { checkAddress, type Report } from '../../src/check/testing.ts'
+import { checkAddress, formatReport, type Report } from '../../src/check/testing.ts'
 
 const servers: Server[] = []
 after(() => { for (const server of servers) server.closeAllConnections(); for (const server of servers) server.close() })
@@ -52,6 +52,7 @@ describe('an arrival the checker cannot read whole', () => {
     const report = await checkAddress(await serve(() => {}), { timeout: 300 })
     assert.deepEqual(result(report, '3.1-bare-get'), { outcome: 'fail', detail: 'a plain GET got no answer: no answer within 300 ms' })
     assert.equal(report.ok, false)
+    assert.match(formatReport(report), /\n {8}sent: GET \(no header\)\n {8}got: {2}no answer: no answer within 300 ms\n/, 'the report shows the exchange left unanswered')
   })
 })
 

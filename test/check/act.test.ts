@@ -1,0 +1,52 @@
+// What the checker makes of acts answered wrongly (src/check/act.ts, draft §5.3), in-process
+// through fastify-gpt/testing, against hosts that take every act and answer it badly.
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { after, describe, it } from 'node:test'
+import { checkAddress, formatReport } from '../../src/check/testing.ts'
+
+const servers: Server[] = []
+after(() => { for (const server of servers) server.closeAllConnections(); for (const server of servers) server.close() })
+
+/** An address of form {type: integer, minimum: 0} whose POSTs `answer` handles. */
+async function acting (answer: (response: ServerResponse) => void): Promise<string> {
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    request.resume()
+    if (request.method === 'GET') {
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"p":"acts","m":[],"s":{"type":"integer","minimum":0}}')
+    } else request.on('end', () => answer(response))
+  }).listen(0, '127.0.0.1')
+  servers.push(server)
+  await once(server, 'listening')
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}/`
+}
+
+const success = async (url: string): Promise<{ outcome?: string, detail?: string, text: string }> => {
+  const report = await checkAddress(url, { acts: 2 })
+  const found = report.results.find((r) => r.id === '5.3-success')
+  return { outcome: found?.outcome, detail: found?.detail, text: formatReport(report) }
+}
+
+describe('§5.3 an act is answered 200 with a whole JSON body', () => {
+  it('200 labelled application/json whose body is no JSON: fails', async () => {
+    const { outcome, detail } = await success(await acting((response) => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok": tru')))
+    assert.equal(outcome, 'fail')
+    assert.equal(detail, 'an act was not answered 200 with a JSON body and Content-Type application/json')
+  })
+
+  it('200 whose body never comes whole (the connection dropped): fails, saying no whole JSON body came', async () => {
+    const { outcome, detail, text } = await success(await acting((response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' })
+      response.write('{"ok":', () => response.destroy())
+    }))
+    assert.equal(outcome, 'fail')
+    assert.match(detail ?? '', /^an act was answered 200 \(the connection closed before the body ended\): no whole JSON body$/)
+    assert.match(text, /\(cut: the connection closed before the body ended\)/, 'the report shows the cut')
+  })
+
+  it('a whole JSON body, 200, application/json: passes', async () => {
+    const { outcome } = await success(await acting((response) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}')))
+    assert.equal(outcome, 'pass')
+  })
+})
