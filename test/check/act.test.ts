@@ -22,7 +22,7 @@ async function acting (answer: (response: ServerResponse) => void): Promise<stri
   return `http://127.0.0.1:${(server.address() as { port: number }).port}/`
 }
 
-const success = async (url: string): Promise<{ outcome?: string, detail?: string, text: string }> => {
+const success = async (url: string): Promise<{ outcome: string | undefined, detail: string | undefined, text: string }> => {
   const report = await checkAddress(url, { acts: 2 })
   const found = report.results.find((r) => r.id === '5.3-success')
   return { outcome: found?.outcome, detail: found?.detail, text: formatReport(report) }
