@@ -45,6 +45,13 @@ describe('§5.3 an act is answered 200 with a whole JSON body', () => {
     assert.match(text, /\(cut: the connection closed before the body ended\)/, 'the report shows the cut')
   })
 
+  it('acts written by the xgrammar actor, answered 200 with no JSON: fails alike', async () => {
+    const url = await acting((response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('done'))
+    const report = await checkAddress(url, { acts: 2, actor: 'xgrammar' })
+    const found = report.results.find((r) => r.id === '5.3-success')
+    assert.deepEqual({ outcome: found?.outcome, detail: found?.detail }, { outcome: 'fail', detail: 'an act was not answered 200 with a JSON body and Content-Type application/json' })
+  })
+
   it('a whole JSON body, 200, application/json: passes', async () => {
     const { outcome } = await success(await acting((response) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}')))
     assert.equal(outcome, 'pass')
