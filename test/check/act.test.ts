@@ -52,6 +52,21 @@ describe('§5.3 an act is answered 200 with a whole JSON body', () => {
     assert.deepEqual({ outcome: found?.outcome, detail: found?.detail }, { outcome: 'fail', detail: 'an act was not answered 200 with a JSON body and Content-Type application/json' })
   })
 
+  it('a form the xgrammar actor cannot write for: no act taken, and the report gives the converter\'s own words', async () => {
+    const server = createServer((request, response) => {
+      request.resume()
+      if (request.method === 'GET') response.writeHead(200, { 'content-type': 'application/json' }).end('{"p":"","m":[],"s":{"type":"string","pattern":"^(?=a)b$"}}')
+      else response.writeHead(204).end()
+    }).listen(0, '127.0.0.1')
+    servers.push(server)
+    await once(server, 'listening')
+    const report = await checkAddress(`http://127.0.0.1:${(server.address() as { port: number }).port}/`, { acts: 1, actor: 'xgrammar' })
+    const outcome = (id: string): [unknown, string] => { const r = report.results.find((r) => r.id === id); return [r?.outcome, r?.detail ?? ''] }
+    assert.equal(outcome('5.2-decoder')[0], 'skip')
+    assert.match(outcome('5.2-decoder')[1], /^xgrammar wrote no body: .*Lookahead/)
+    assert.deepEqual(outcome('5.3-success'), ['skip', 'no act was taken'])
+  })
+
   it('a whole JSON body, 200, application/json: passes', async () => {
     const { outcome } = await success(await acting((response) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}')))
     assert.equal(outcome, 'pass')
