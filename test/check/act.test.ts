@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { after, describe, it } from 'node:test'
+import Fastify from 'fastify'
+import gpt, { type GptOptions } from '../../src/index.ts'
 import { checkAddress, formatReport } from '../../src/check/testing.ts'
 
 const servers: Server[] = []
@@ -70,5 +72,18 @@ describe('§5.3 an act is answered 200 with a whole JSON body', () => {
   it('a whole JSON body, 200, application/json: passes', async () => {
     const { outcome } = await success(await acting((response) => response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end('{"ok":true}')))
     assert.equal(outcome, 'pass')
+  })
+})
+
+describe('§5.2 near-misses past what the checker builds', () => {
+  it('a bound too large to break within the checker\'s size: that check is skipped at its bound, and the run unfinished', async () => {
+    const app = Fastify()
+    await app.register(gpt, { form: { type: 'string', maxLength: 200_000 }, act: () => ({ ok: true }), rateLimit: false } as GptOptions)
+    after(() => app.close())
+    const report = await checkAddress(app)
+    const found = report.results.find((r) => /maxLength/.test(r.id))
+    assert.equal(found?.outcome, 'skip')
+    assert.equal(found?.detail, '"maxLength": 200001 asks for a near-miss larger than the checker builds (100000)')
+    assert.match(report.unfinished ?? '', /"maxLength": 200001 asks for a near-miss larger than the checker builds/)
   })
 })
