@@ -10,12 +10,13 @@ import { parseArgs } from 'node:util'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import gpt, { type GptOptions } from '../src/index.ts'
-import { runningRedis, stopRedis } from '../test/helpers/redis.ts'
+import { redisServer } from '../test/helpers/redis.ts'
 
 const { quick } = parseArgs({ options: { quick: { type: 'boolean', default: false } } }).values
 const [rounds, gets, eventCount] = quick ? [1, 200, 1000] : [5, 2000, 20_000]
 
-const { port, server } = await runningRedis()
+const redis = await redisServer()
+const { port } = redis
 const clients: Redis[] = []
 const client = (): Redis => {
   const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 0 })
@@ -95,7 +96,7 @@ for (const [name, result] of Object.entries(streams)) {
 
 for (const app of [local.app, owner.app, reader.app]) await app.close()
 for (const redis of clients) redis.disconnect()
-await stopRedis(server)
+await redis.stop()
 
 if (!quick) {
   const out = resolve(import.meta.dirname, '..', 'benchmarks/results/jobs-shared-latest.json')

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { request } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from './helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from './helpers/redis.ts'
+import { stopChild } from './helpers/child-host.ts'
+import { redisServer, until, type RedisServer } from './helpers/redis.ts'
 
 // The example as its README runs it, `WORKERS=2 REDIS_URL=... node example/cluster.js`, on the
 // built package (npm test builds first). Each request opens its own connection, and node:cluster
@@ -23,25 +23,22 @@ function send (port: number, method: string, body?: string): Promise<{ status: n
 }
 
 describe('example/cluster.js with REDIS_URL: one board across the workers', () => {
-  let redis: ChildProcess
+  let redis: RedisServer
   let cluster: ChildProcess
   let port: number
 
   before(async () => {
-    const redisPort = await freePort()
-    redis = startRedis(redisPort)
-    await waitForRedis(redisPort)
+    redis = await redisServer()
     port = await freePort()
     cluster = spawn(process.execPath, ['example/cluster.js'], {
-      env: { ...process.env, WORKERS: '2', PORT: String(port), RATE_MAX: '0', LOG_LEVEL: 'error', REDIS_URL: `redis://127.0.0.1:${redisPort}` },
+      env: { ...process.env, WORKERS: '2', PORT: String(port), RATE_MAX: '0', LOG_LEVEL: 'error', REDIS_URL: `redis://127.0.0.1:${redis.port}` },
       stdio: 'inherit'
     })
     await until(() => send(port, 'GET').then((r) => r.status === 200, () => false), 'the workers listen')
   })
   after(async () => {
-    cluster.kill()
-    await once(cluster, 'exit')
-    await stopRedis(redis)
+    await stopChild(cluster)
+    await redis.stop()
   })
 
   it('every note pinned through any worker is in every worker\'s m, under one ETag', async () => {

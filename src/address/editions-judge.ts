@@ -56,6 +56,7 @@ class Judge {
     let worker: Worker
     try {
       worker = await this.#start()
+    /* c8 ignore next 4: the judge's own module failing to load (a broken install) is the only way here; an edition is then refused by name rather than built unjudged */
     } catch (error) {
       this.#stop()
       throw new errors.GPT_ERR_EDITION_REFUSED(path, `it could not be judged: ${error instanceof Error ? error.message : String(error)}`)

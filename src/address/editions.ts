@@ -199,6 +199,7 @@ export class SharedEditions<E extends Versioned> {
     if (this.#running) return
     this.#running = true
     this.#run().catch((error: unknown) => {
+      /* c8 ignore next: #flush and #refresh settle every caller and catch Redis's errors themselves; this keeps a throw no test can cause from ending the process as an unhandled rejection */
       this.#log.error({ address: this.#holder.path, err: error }, 'gpt: shared editions failed')
     }).finally(() => {
       this.#running = false
@@ -340,6 +341,7 @@ export class SharedEditions<E extends Versioned> {
   #checked (content: Content, version: number, built?: E): Composed<E> {
     const text = contentText(content)
     const bytes = Buffer.byteLength(text)
+    /* c8 ignore next 3: content within the limits (checked by apply) is never above storedBytes (limits.ts), so no test can reach this; it keeps an edition every instance would refuse from being stored if the two ever disagree */
     if (bytes > this.#most) {
       throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${this.#most} bytes every instance reads`)
     }

@@ -20,6 +20,7 @@ console.log = console.warn = console.error = (...words: unknown[]) => { said.pus
 let reply: Walked
 try {
   reply = await walk(load(), task.form, { next: random(task.seed), bodies: task.bodies, maxTokens: task.maxTokens })
+  /* c8 ignore next 3: walk() answers a converter's refusal as its result, so no test can reach this; a fault of its own still gets the thread an answer */
 } catch (error) {
   reply = { error: error instanceof Error ? error.message : String(error) }
 }

@@ -169,6 +169,7 @@ function checkPattern (source: string, address: string, at: string): void {
     compilePattern(source)
   } catch (error) {
     if (error instanceof PatternError) throw new GPT_ERR_FORM_PATTERN(address, `${JSON.stringify(source)} at ${at}: ${error.message}`)
+    /* c8 ignore next 2: the pattern engine refuses every pattern by PatternError; anything else is a fault of ours, passed on unnamed rather than as a refused form */
     throw error
   }
 }

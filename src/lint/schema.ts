@@ -99,12 +99,6 @@ export function ownTypes (schema: JsonObject): Set<TypeName> | undefined {
   return types
 }
 
-/** Whether a schema may admit values of the type (its own keywords only). */
-export function admitsType (schema: JsonObject, type: TypeName): boolean {
-  const types = ownTypes(schema)
-  return types === undefined || types.has(type)
-}
-
 /** The literal values a schema is limited to by its own `const` or `enum`, if any. */
 export function literals (schema: JsonObject): readonly Json[] | undefined {
   if ('const' in schema) return [schema['const'] as Json]

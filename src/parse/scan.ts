@@ -56,6 +56,7 @@ function loadWasm (): Scan | undefined {
     if (end > bytes.length) {
       try {
         memory.grow(Math.ceil((end - bytes.length) / PAGE))
+      /* c8 ignore next 3: memory.grow fails only when the process cannot have the memory (or past WebAssembly's 4 GiB), which no test can arrange; the body is then scanned in place */
       } catch {
         return scanJs(body, maxDepth) // no memory for a copy: scan in place
       }

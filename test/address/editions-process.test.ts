@@ -1,44 +1,32 @@
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis, type RedisOptions } from 'ioredis'
+import type { Redis, RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../../src/index.ts'
 import { DEFAULT_LIMITS, storedBytes } from '../../src/limits.ts'
+import { MAX_VERSION } from '../../src/address/editions.ts'
 
 // The most an instance with the default limits reads of a stored edition.
 const MOST = storedBytes(DEFAULT_LIMITS)
 import { registrationError } from '../helpers/host.ts'
 import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 // Several instances of one address in this process, each with its own Redis client: what a
 // host sees of sharing, short of separate processes (test/address/editions.test.ts has those).
 describe('shared editions, instances in one process', () => {
-  let port: number
-  let server: ChildProcess
-  const clients: Redis[] = []
+  let server: RedisServer
   const apps: FastifyInstance[] = []
 
-  before(async () => {
-    port = await freePort()
-    server = startRedis(port)
-    await waitForRedis(port)
-  })
+  before(async () => { server = await redisServer() })
   after(async () => {
     for (const app of apps) await app.close()
-    for (const client of clients) client.disconnect()
-    await stopRedis(server)
+    await server.stop()
   })
 
-  const client = (options: RedisOptions = {}): Redis => {
-    const redis = new Redis({ port, host: '127.0.0.1', enableOfflineQueue: false, maxRetriesPerRequest: 0, ...options })
-    redis.on('error', () => {})
-    clients.push(redis)
-    return redis
-  }
+  const client = (options: RedisOptions = {}): Redis => server.client(options)
 
   async function instance (key: string, options: Record<string, unknown> = {}, logged: string[] = [], level = 'error'): Promise<{ app: FastifyInstance, address: SharedGptAddress }> {
     let handle: SharedGptAddress | undefined
@@ -348,6 +336,119 @@ describe('shared editions, instances in one process', () => {
       assert.match(logged[0]!, /building it took more than 2000 ms, so it was stopped/)
       await address.update({ prompt: 'still updates' })
       assert.equal(await raw.hget('costly', 'version'), String(version + 1))
+    })
+  })
+
+  describe('what cannot be stored fails its callers by name', () => {
+    it('changes queued together and refused only together (a new form, then a prompt the html function fails on): each is checked on the last that passed', async () => {
+      const html = (view: { prompt: string }): unknown => view.prompt === 'no page' ? 42 : `<p>${view.prompt}</p>`
+      const a = await instance('together', { html })
+      const first = a.address.update({ prompt: 'first' }) // running: the two below queue behind it, as one batch
+      const results = await Promise.allSettled([first, a.address.update({ form: { type: 'string' } }), a.address.update({ prompt: 'no page' })])
+      assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected'])
+      assert.equal((results[2] as PromiseRejectedResult).reason.code, 'GPT_ERR_OPTION_INVALID')
+      assert.deepEqual({ prompt: a.address.prompt, form: a.address.form }, { prompt: 'first', form: { type: 'string' } })
+      const raw = client({ enableOfflineQueue: true })
+      const stored = JSON.parse((await raw.hget('together', 'content'))!)
+      assert.deepEqual({ prompt: stored.prompt, form: stored.form }, { prompt: 'first', form: { type: 'string' } }, 'the form stored, the refused prompt never')
+    })
+
+    it('an edition stored but refused here (the host\'s html function fails on it): the update fails by name, the last edition stays served, and the next update stores above it', async () => {
+      const logged: string[] = []
+      const html = (view: { prompt: string }): unknown => view.prompt === 'no page' ? 42 : `<p>${view.prompt}</p>`
+      const a = await instance('no-page', { html }, logged)
+      await a.address.update({ prompt: 'shown' })
+      const raw = client({ enableOfflineQueue: true })
+      const version = Number(await raw.hget('no-page', 'version'))
+      await assert.rejects(a.address.update({ prompt: 'no page' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_OPTION_INVALID')
+        assert.match(error.message, /"html" returned neither a string nor \{ body, headers \}/)
+        return true
+      })
+      assert.equal(JSON.parse((await raw.hget('no-page', 'content'))!).prompt, 'no page', 'stored: other instances may serve it')
+      assert.equal(a.address.prompt, 'shown', 'not served here')
+      assert.ok(logged.some((line) => line.includes('the shared edition is refused here')), 'logged once refused')
+      await a.address.update({ prompt: 'shown again' })
+      assert.equal(a.address.prompt, 'shown again')
+      assert.equal(await raw.hget('no-page', 'version'), String(version + 2), 'stored above the refused one')
+    })
+
+    // A client whose compare-and-sets (the script that writes: HSET) go through `before` first.
+    const meddled = (before: () => Promise<void>): Redis => new Proxy(client(), {
+      get: (target, name) => {
+        const value = Reflect.get(target, name, target) as unknown
+        if (name !== 'eval') return typeof value === 'function' ? value.bind(target) : value
+        return async (...args: Parameters<Redis['eval']>) => {
+          if (String(args[0]).includes("'HSET'")) await before()
+          return await target.eval(...args)
+        }
+      }
+    })
+
+    it('the highest version there is, stored: an update is refused, never stored as a version no instance takes', async () => {
+      const a = await instance('highest')
+      const raw = client({ enableOfflineQueue: true })
+      const content = JSON.stringify({ prompt: 'at the top', messages: [], form: { type: 'integer' } })
+      await raw.hset('highest', 'version', String(MAX_VERSION), 'content', content, 'token', 'top')
+      await raw.publish('highest', String(MAX_VERSION))
+      await until(() => a.address.prompt === 'at the top', 'the edition at the highest version served')
+      await assert.rejects(a.address.update({ prompt: 'above it' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_EDITION_NOT_STORED')
+        assert.match(error.message, new RegExp(`version ${MAX_VERSION} is stored, the highest there is`))
+        return true
+      })
+      assert.equal(await raw.hget('highest', 'version'), String(MAX_VERSION))
+      assert.equal(a.address.prompt, 'at the top')
+    })
+
+    it('other instances storing first every time: the update gives up after 64 conflicts, by name, and stores nothing', async () => {
+      const raw = client({ enableOfflineQueue: true })
+      let conflicts = 0
+      // Before each compare-and-set, another writer stores a newer edition of the same form.
+      const redis = meddled(async () => {
+        const version = Number(await raw.hget('contended', 'version')) + 1
+        await raw.hset('contended', 'version', String(version), 'token', `other-${version}`,
+          'content', JSON.stringify({ prompt: `other ${version}`, messages: [], form: { type: 'integer' } }))
+        conflicts++
+      })
+      const a = await instance('contended', { share: { redis, key: 'contended' } })
+      conflicts = 0
+      await assert.rejects(a.address.update({ prompt: 'mine' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_EDITION_NOT_STORED')
+        assert.match(error.message, /other instances stored first 64 times in a row/)
+        return true
+      })
+      assert.equal(conflicts, 64)
+      assert.match(JSON.parse((await raw.hget('contended', 'content'))!).prompt, /^other \d+$/, 'what is stored is the others\' edition')
+    })
+
+    it('a lost edition that cannot be put back: the update waiting on it fails by name, and the next one puts it back', async () => {
+      let failing = false
+      let refused = 0
+      const redis = meddled(async () => {
+        if (!failing) return
+        refused++
+        throw new Error('the write was refused')
+      })
+      const logged: string[] = []
+      const a = await instance('not-put-back', { share: { redis, key: 'not-put-back' } }, logged, 'warn')
+      await a.address.update({ prompt: 'kept' })
+      const raw = client({ enableOfflineQueue: true })
+      await raw.del('not-put-back')
+      failing = true
+      await raw.publish('not-put-back', '0') // a reads the key is missing, and tries to put its edition back
+      await until(() => refused >= 1, 'the repair tried')
+      await assert.rejects(a.address.update({ prompt: 'while it fails' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_EDITION_NOT_STORED')
+        assert.match(error.message, /the write was refused/)
+        return true
+      })
+      assert.equal(await raw.exists('not-put-back'), 0, 'nothing stored')
+      assert.equal(a.address.prompt, 'kept', 'the edition served stays')
+      failing = false
+      await a.address.update({ prompt: 'after' })
+      assert.equal(JSON.parse((await raw.hget('not-put-back', 'content'))!).prompt, 'after')
+      assert.ok(logged.some((line) => /was missing/.test(line)), 'the repair logged')
     })
   })
 

@@ -1,22 +1,17 @@
 import { isDeepStrictEqual } from 'node:util'
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Redis } from 'ioredis'
-import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { startFixtureHost, type ChildHost } from '../helpers/child-host.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 // Three host processes serving one note board through a real redis-server, as three instances
 // behind a load balancer would; a fourth arrives late.
-interface Instance { child: ChildProcess, url: string }
+type Instance = ChildHost & { url: string }
 
-async function startHost (redisPort: number, prompt: string): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', './test/register.js', 'test/fixtures/editions-host.ts', String(redisPort), prompt], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const [line] = await once(child.stdout!, 'data') as [Buffer]
-  return { child, url: line.toString().trim() }
-}
+const startHost = (redisPort: number, prompt: string): Promise<Instance> =>
+  startFixtureHost('editions-host', [String(redisPort), prompt])
 
 interface Seen { body: string, etag: string | null, m: { content: string }[], s: unknown, p: string }
 async function arrival ({ url }: Instance): Promise<Seen> {
@@ -47,20 +42,17 @@ const notes = (seen: Seen): string[] => seen.m.slice(2).map((m) => m.content)
 const countOf = (list: string[], note: string): number => list.filter((n) => n === note).length
 
 describe('one address on many instances: editions shared through Redis', () => {
-  let redisPort: number
-  let redis: ChildProcess
+  let redis: RedisServer
   const instances: Instance[] = []
 
   before(async () => {
-    redisPort = await freePort()
-    redis = startRedis(redisPort)
-    await waitForRedis(redisPort)
+    redis = await redisServer()
     // Started together, each with its own prompt: they must agree on one first edition.
-    instances.push(...await Promise.all(['start-0', 'start-1', 'start-2'].map((prompt) => startHost(redisPort, prompt))))
+    instances.push(...await Promise.all(['start-0', 'start-1', 'start-2'].map((prompt) => startHost(redis.port, prompt))))
   })
   after(async () => {
-    for (const { child } of instances) child.kill()
-    await stopRedis(redis)
+    await Promise.all(instances.map((instance) => instance.stop()))
+    await redis.stop()
   })
 
   it('instances started together agree on one first edition', async () => {
@@ -84,7 +76,7 @@ describe('one address on many instances: editions shared through Redis', () => {
 
   it('an instance started late serves the current edition, not its startup options', async () => {
     const before = await arrival(instances[0]!)
-    instances.push(await startHost(redisPort, 'late'))
+    instances.push(await startHost(redis.port, 'late'))
     const late = await arrival(instances[3]!)
     assert.notEqual(late.p, 'late')
     assert.equal(late.body, before.body)
@@ -118,7 +110,7 @@ describe('one address on many instances: editions shared through Redis', () => {
   })
 
   it('hostile stored editions (huge numbers, huge text, a million messages): every instance keeps answering; past the limits they are refused and the next pins store above them', async () => {
-    const raw = new Redis({ host: '127.0.0.1', port: redisPort })
+    const raw = new Redis({ host: '127.0.0.1', port: redis.port })
     const key = 'fastify-gpt:edition:/'
     const form = (await arrival(instances[0]!)).s
     // A valid form within the limits is served, whoever wrote it (docs/deploying.md): huge numbers
@@ -196,7 +188,7 @@ describe('one address on many instances: editions shared through Redis', () => {
     })()
     await until(() => stored.size >= 6, 'some pins stored before Redis stops')
     const edition = await converged(instances, (s) => notes(s).length > 0, 'one edition before the stop')
-    await stopRedis(redis)
+    await redis.kill()
     redisState.stopped = true
     await pinning
     assert.ok(failed > 0, 'pins failed while Redis was away')
@@ -208,8 +200,7 @@ describe('one address on many instances: editions shared through Redis', () => {
       assert.equal((await fetch(instance.url, { method: 'POST', body: '{"note":1}' })).status, 204, 'bodies are still validated')
     }
 
-    redis = startRedis(redisPort) // empty: it kept nothing on disk
-    await waitForRedis(redisPort)
+    await redis.restart() // empty: it kept nothing on disk
     // Generous: each client reconnects after its own backoff (up to 2 s apart), on a loaded machine.
     const back = await converged(instances, (s) => [...stored].every((note) => notes(s).includes(note)), 'every stored pin everywhere', 1200)
     for (const note of stored) assert.equal(countOf(notes(back), note), 1, note)

@@ -50,3 +50,34 @@ describe('near-miss proposals', () => {
     })
   }
 })
+
+describe('proposals for a keyword that does not apply to the value', () => {
+  // A keyword of one type says nothing of a value of another: no value can break it there.
+  const applies: Record<string, (value: unknown) => boolean> = {
+    multipleOf: (value) => typeof value === 'number',
+    maxItems: Array.isArray,
+    minItems: Array.isArray,
+    uniqueItems: Array.isArray,
+    maxProperties: (value) => value !== null && typeof value === 'object' && !Array.isArray(value),
+    minProperties: (value) => value !== null && typeof value === 'object' && !Array.isArray(value),
+    maxLength: (value) => typeof value === 'string',
+    minLength: (value) => typeof value === 'string'
+  }
+  const bounds: Record<string, unknown> = { multipleOf: 3, maxItems: 2, minItems: 2, uniqueItems: true, maxProperties: 2, minProperties: 2, maxLength: 3, minLength: 2 }
+
+  it('fast-check: none, whatever the value of another type', () => {
+    fc.assert(fc.property(fc.constantFrom(...Object.keys(applies)), fc.jsonValue(), (keyword, value) => {
+      fc.pre(!applies[keyword]!(value))
+      assert.deepEqual(proposals(keyword, { [keyword]: bounds[keyword] }, value), [])
+    }), { numRuns: 2000 })
+  })
+
+  it('and some, each different from the value, where it does apply', () => {
+    const values: Record<string, unknown> = { multipleOf: 6, maxItems: [1, 2], minItems: [1, 2], uniqueItems: [1], maxProperties: { a: 1 }, minProperties: { a: 1, b: 2 }, maxLength: 'abc', minLength: 'ab' }
+    for (const [keyword, value] of Object.entries(values)) {
+      const proposed = proposals(keyword, { [keyword]: bounds[keyword] }, value)
+      assert.ok(proposed.length > 0, keyword)
+      assert.ok(proposed.every((p) => JSON.stringify(p) !== JSON.stringify(value)), keyword)
+    }
+  })
+})

@@ -160,6 +160,10 @@ describe('the command line, as a user runs it', () => {
     assert.match(lint.out, /^usage: fastify-gpt lint/)
   })
 
+  it('--version in-process prints the version of package.json', async () => {
+    assert.deepEqual(await cli('--version'), { status: 0, out: `fastify-gpt ${version}\n`, err: '' })
+  })
+
   it('usage errors exit 2, saying what is wrong in the first line', async () => {
     const cases: [string[], RegExp][] = [
       [[], /^usage: fastify-gpt/],
@@ -266,6 +270,21 @@ describe('auth for acts only: --header goes with acts, never with the arrival (d
     assert.doesNotMatch(run.out, /secret/, 'the header is never shown')
     const without = await checkAddress(url, { acts: 2 })
     assert.equal(without.results.find((r) => r.id === '5.2-admitted')?.outcome, 'fail')
+  })
+
+  it('in-process too: the header, trimmed and its name lower-cased, goes with acts only; a header not "name: value" is a usage error', async (t) => {
+    const { app, url, seen } = await guarded(false)
+    t.after(() => app.close())
+    const run = await judged(url, '--acts', '2', '--header', '  AUTHORIZATION :  Bearer secret  ', '--json')
+    assert.equal(run.status, 0, run.out + run.err)
+    assert.equal((JSON.parse(run.out) as Report).results.find((r) => r.id === '5.2-admitted')?.outcome, 'pass')
+    assert.ok(seen.every((header) => header === undefined), 'no GET carried the header')
+    for (const header of ['no colon', ': no name', 'two words: v', 'x: a\u0001b', 'x\u00e9: v']) {
+      const refused = await cli(url, '--header', header)
+      assert.equal(refused.status, 2, header)
+      assert.match(refused.err, /^fastify-gpt check: --header takes 'name: value', not "[^\n]+"\n/, header)
+      assert.equal(refused.out, '', header)
+    }
   })
 
   it('auth in front of GET fails 3.1, and the checks of the arrival\'s body are skipped as knock-ons', async (t) => {

@@ -228,6 +228,8 @@ describe('§5.2 (4) fail closed: a form that would not be enforced is refused at
     await refused({ $defs: { a: { not: { $ref: '#/$defs/b' } }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' },
       'GPT_ERR_FORM_REF_CYCLE', /^(?=.*\/\$defs\/a\/not\/\$ref)(?=.*, then the \$ref at )(?=.*\/\$defs\/b\/allOf\/0\/\$ref)/)
     await refused({ $defs: { a: { if: true, then: { $ref: '#/$defs/a' } } }, $ref: '#/$defs/a' }, 'GPT_ERR_FORM_REF_CYCLE', /then\/\$ref/)
+    // dependentSchemas applies to the very object whose member it names: no value is consumed.
+    await refused({ type: 'object', dependentSchemas: { 'a/b': { $ref: '#' } } }, 'GPT_ERR_FORM_REF_CYCLE', /the \$ref at \/dependentSchemas\/a~1b\/\$ref: back at the root/)
     await refused({ $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }, 'GPT_ERR_FORM_UNRESOLVED_REF', /ran out of stack following its \$refs: they lead only to one another/)
     // Through an array or an object the value is consumed: that recursion is a tree, and is enforced.
     const { app } = await host({ form: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#' } }] } })

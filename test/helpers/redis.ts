@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createConnection } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Redis, type RedisOptions } from 'ioredis'
 import { freePort } from './port.ts'
 
 /** A real redis-server (Debian's package, installed by .ci/run) on a loopback port, keeping nothing on disk. */
@@ -29,6 +30,45 @@ export async function waitForRedis (port: number): Promise<void> {
   throw new Error('redis-server did not start')
 }
 
+/** A redis-server of a test's own, on a free loopback port, answering PING. */
+export interface RedisServer {
+  readonly port: number
+  /** A client that fails fast while the server is away (docs/deploying.md), ended by `stop`. */
+  client: (options?: RedisOptions) => Redis
+  /** Ends the server (a restart later starts it empty: it keeps nothing on disk). */
+  kill: () => Promise<void>
+  /** Starts it again on the same port, empty, and waits until it answers. */
+  restart: () => Promise<void>
+  /** Disconnects every client it made, then ends the server. */
+  stop: () => Promise<void>
+}
+
+export async function redisServer (): Promise<RedisServer> {
+  const port = await freePort()
+  let server = startRedis(port)
+  await waitForRedis(port)
+  const clients: Redis[] = []
+  return {
+    port,
+    client: (options = {}) => {
+      const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, ...options })
+      redis.on('error', () => {}) // the client reconnects by itself; the tests watch the answers
+      clients.push(redis)
+      return redis
+    },
+    kill: () => stopRedis(server),
+    restart: async () => {
+      await stopRedis(server)
+      server = startRedis(port)
+      await waitForRedis(port)
+    },
+    stop: async () => {
+      for (const client of clients) client.disconnect()
+      await stopRedis(server)
+    }
+  }
+}
+
 /** Waits for `condition` to hold, checking every 25 ms, at most `tries` times. */
 export async function until (condition: () => Promise<boolean> | boolean, what: string, tries = 400): Promise<void> {
   for (let i = 0; i < tries; i++) {
@@ -36,12 +76,4 @@ export async function until (condition: () => Promise<boolean> | boolean, what: 
     await sleep(25)
   }
   throw new Error(`never happened: ${what}`)
-}
-
-/** A real redis-server on a free loopback port, started and answering. */
-export async function runningRedis (): Promise<{ port: number, server: ChildProcess }> {
-  const port = await freePort()
-  const server = startRedis(port)
-  await waitForRedis(port)
-  return { port, server }
 }

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import gpt, { type ActContext, type BackgroundOptions, type GptOptions } from '../../src/index.ts'
 import { PROGRESS_BYTES, RESULT_BYTES } from '../../src/jobs/shared.ts'
 import { eventually, gate, slowHost, type Gate, type Stepper } from '../helpers/jobs.ts'
-import { runningRedis, startRedis, stopRedis, waitForRedis } from '../helpers/redis.ts'
+import { redisServer, type RedisServer } from '../helpers/redis.ts'
 
 // Instances of one address in this process, each with its own Redis client, on a redis-server of
 // this file's own, which the tests stop and start: what sharing does when things go wrong.
@@ -16,20 +15,23 @@ const SHARED: BackgroundOptions = { after: 60_000, keep: 60_000, heartbeat: 50, 
 const ASYNC = { prefer: 'respond-async' }
 
 describe('jobs shared through Redis, when things go wrong', () => {
+  let redis: RedisServer
   let port: number
-  let server: ChildProcess
   const apps: FastifyInstance[] = []
   const clients: Redis[] = []
   let key = 0
 
-  before(async () => { ({ port, server } = await runningRedis()) })
+  before(async () => {
+    redis = await redisServer()
+    port = redis.port
+  })
   beforeEach(() => { key++ })
   // Each test's instances are gone before the next starts: none is left reconnecting when one stops Redis.
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close()
     for (const client of clients.splice(0)) client.disconnect()
   })
-  after(async () => { await stopRedis(server) })
+  after(async () => { await redis.stop() })
 
   // The instances' clients fail fast while Redis is away (docs/deploying.md); the test's own waits.
   const client = (enableOfflineQueue = false): Redis => {
@@ -123,13 +125,12 @@ describe('jobs shared through Redis, when things go wrong', () => {
   it('Redis away: job addresses and control acts answer 503, an act cannot become a job (its signal aborted); Redis back empty: a running job stops', async () => {
     const { a, b, stepper } = await pair()
     const href = await begin(a, 3)
-    await stopRedis(server)
+    await redis.kill()
     try {
       await away(a, b, href, stepper)
     } finally {
       // Back, with nothing of what it held (no persistence).
-      server = startRedis(port)
-      await waitForRedis(port)
+      await redis.restart()
     }
     await eventually(async () => (await statusOf(b, href)) === 404, 'the job is gone')
     await eventually(() => stepper.signals[0]?.aborted === true, 'the act of a job no instance can read is stopped')

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { Redis } from 'ioredis'
-import { runningRedis, stopRedis, until } from '../helpers/redis.ts'
+import { startFixtureHost } from '../helpers/child-host.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 // Host processes serving one address with `background` and `share` through a real redis-server,
 // as instances behind a load balancer would: a job runs on the one it was posted to, and any
@@ -13,12 +13,10 @@ import { runningRedis, stopRedis, until } from '../helpers/redis.ts'
 const LEASE = 300
 const KEY = 'fastify-gpt:edition:/slow'
 
-interface Host { child: ChildProcess, url: string }
+type Host = Awaited<ReturnType<typeof startFixtureHost>>
 
 async function startHost (redisPort: number): Promise<Host> {
-  const child = spawn(process.execPath, ['--import', './test/register.js', 'test/fixtures/jobs-host.ts', String(redisPort), String(LEASE)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const [line] = await once(child.stdout!, 'data') as [Buffer]
-  return { child, url: line.toString().trim() }
+  return await startFixtureHost('jobs-host', [String(redisPort), String(LEASE)])
 }
 
 interface Handle { href: string, events: string }
@@ -63,27 +61,21 @@ async function next (stream: AsyncGenerator<Record<string, unknown>>): Promise<R
 const keyOf = (id: string): string => `${KEY}:job:${createHash('sha256').update(id).digest('base64url')}`
 
 describe('jobs shared through Redis: host processes on one redis-server', () => {
-  let redisPort: number
-  let server: ChildProcess
+  let redis: RedisServer
   let raw: Redis
   let a: Host
   let b: Host
   let owner: Host // a third, killed by a test
-  const children: ChildProcess[] = []
 
   before(async () => {
-    ;({ port: redisPort, server } = await runningRedis())
-    ;[a, b, owner] = await Promise.all([startHost(redisPort), startHost(redisPort), startHost(redisPort)])
-    children.push(a.child, b.child, owner.child)
-    raw = new Redis({ port: redisPort, host: '127.0.0.1' })
+    redis = await redisServer()
+    ;[a, b, owner] = await Promise.all([startHost(redis.port), startHost(redis.port), startHost(redis.port)])
+    raw = new Redis({ port: redis.port, host: '127.0.0.1' })
   })
   after(async () => {
     raw.disconnect()
-    await Promise.all(children.filter((child) => child.exitCode === null && child.signalCode === null).map(async (child) => {
-      child.kill('SIGTERM')
-      await once(child, 'exit')
-    }))
-    await stopRedis(server)
+    await Promise.all([a, b, owner].map((host) => host.stop()))
+    await redis.stop()
   })
 
   it('a job started on A is read, streamed (and resumed) and cancelled on B; A\'s act is told to stop', async () => {

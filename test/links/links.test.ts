@@ -1,15 +1,13 @@
 // Appendix B, "Composition", as fastify-gpt answers it (docs/links.md): an address names other
 // addresses in an advisory `l` member of its arrival, mirrored in Link headers.
 import assert from 'node:assert/strict'
-import type { ChildProcess } from 'node:child_process'
 import { after, before, describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import gpt, { withLinks, type GptAddress, type GptOptions, type LinkOption, type SharedGptAddress } from '../../src/index.ts'
 import { describeAddress, DESCRIBED } from '../../src/links/describe.ts'
-import { freePort } from '../helpers/port.ts'
-import { startRedis, stopRedis, until, waitForRedis } from '../helpers/redis.ts'
+import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 const form = { type: 'object', properties: { choice: { enum: ['a', 'b'] } }, required: ['choice'], additionalProperties: false } as const
 const pollForm = { type: 'object', properties: { vote: { enum: ['tabs', 'spaces'], description: 'SECRET-FORM-MARK' } }, required: ['vote'], additionalProperties: false } as const
@@ -217,7 +215,9 @@ describe('Composition: links are checked when the host is ready', () => {
     ['a URL not as on the wire', ['https://Other.example'], /is not written as a URL is on the wire \(https:\/\/other\.example\/\)/],
     ['a p too long', [{ href: 'https://other.example/', p: 'x'.repeat(1001) }], /\/links\/0\/p: must be a string of at most 1000/],
     ['a bad relation', [{ href: '/poll', rel: 'Next Page' }], /\/links\/0\/rel: must be a lower-case relation type/],
-    ['a protocol-relative URL', ['//other.example/poll'], /is neither a path on this host/]
+    ['a protocol-relative URL', ['//other.example/poll'], /is neither a path on this host/],
+    // A URL parser reads "/\\" as "//": a host that is not there, so no path at all.
+    ['a backslash after the slash', ['/\\'], /\/links\/0\/href: "\/\\\\" is not a path/]
   ]
   for (const [name, links, message] of invalid) {
     it(`refuses ${name} at registration with GPT_ERR_LINK_INVALID`, async () => {
@@ -330,30 +330,22 @@ describe('Composition: what a link says of an address is read from its prompt', 
 })
 
 describe('Composition: with editions shared through Redis', () => {
-  let redisPort: number
-  let redis: ChildProcess
-  const clients: Redis[] = []
+  let redis: RedisServer
   const hosts: FastifyInstance[] = []
-  before(async () => {
-    redisPort = await freePort()
-    redis = startRedis(redisPort)
-    await waitForRedis(redisPort)
-  })
+  before(async () => { redis = await redisServer() })
   after(async () => {
     await Promise.all(hosts.map((host) => host.close()))
-    for (const client of clients) client.disconnect()
-    await stopRedis(redis)
+    await redis.stop()
   })
 
   it('a target updated on one instance is described anew on every instance', async () => {
     const polls: SharedGptAddress[] = []
     for (let i = 0; i < 2; i++) {
-      const client = new Redis({ host: '127.0.0.1', port: redisPort, enableOfflineQueue: false, maxRetriesPerRequest: 0 })
-      clients.push(client)
+      const client = redis.client()
       await once(client, 'ready')
       hosts.push(await app({
         '/': { prompt: 'A board.', links: ['/poll'] },
-        '/poll': { prompt: 'Vote once.', share: { redis: client, key: `links-test:poll:${redisPort}` }, onAddress: (a: unknown) => { polls.push(a as SharedGptAddress) } }
+        '/poll': { prompt: 'Vote once.', share: { redis: client, key: `links-test:poll:${redis.port}` }, onAddress: (a: unknown) => { polls.push(a as SharedGptAddress) } }
       } as Record<string, Partial<GptOptions>>))
     }
     await polls[0]!.update({ prompt: 'Vote on tabs. Or spaces.' })

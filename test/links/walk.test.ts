@@ -1,13 +1,13 @@
 // The walk of docs/links.md, through real curl and jq against the example host as `npm start`
 // runs it (example/host.js, built: it imports the package), on a loopback port.
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
+import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
+import { startChild, type ChildHost } from '../helpers/child-host.ts'
 import { freePort } from '../helpers/port.ts'
 
 const run = promisify(execFile)
@@ -23,22 +23,18 @@ async function walk (script: string, base: string): Promise<string> {
 const RESOLVE = 'jq -rn --arg b "$BASE" --arg h "$href" \'if ($h | startswith("/")) then $b + $h else $h end\''
 
 describe('the links walk with curl and jq (docs/links.md)', () => {
-  let host: ChildProcess
+  let host: ChildHost
   let base = ''
 
   before(async () => {
     const port = await freePort()
-    host = spawn(process.execPath, ['example/host.js'], { env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_MAX: '0' }, stdio: ['ignore', 'pipe', 'inherit'] })
-    let out = ''
-    host.stdout!.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    for (let i = 0; i < 400 && !out.includes('Server listening'); i++) await new Promise((resolve) => setTimeout(resolve, 25))
-    assert.match(out, /Server listening/, 'the example host started')
+    host = await startChild(['example/host.js'], {
+      env: { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_MAX: '0' },
+      ready: (line) => line.includes('Server listening')
+    })
     base = `http://127.0.0.1:${port}`
   })
-  after(async () => {
-    host.kill()
-    if (host.exitCode === null && host.signalCode === null) await once(host, 'exit')
-  })
+  after(() => host.stop())
 
   it('the board\'s arrival names the poll in l and in its Link header, with what the poll says of itself', async () => {
     const [l, link] = (await walk('curl -s "$BASE/" | jq -c .l; curl -sI "$BASE/" | tr -d "\\r" | grep -i "^link:"', base)).trimEnd().split('\n')

@@ -70,6 +70,16 @@ describe('the form and the address disagree', () => {
     assert.ok(rules(closed({ n: { type: 'number', minimum: 0, maximum: 2 ** 60 } })).includes('integer-unsafe /properties/n'))
     assert.ok(!rules(closed({ n: { type: 'integer', minimum: 0, maximum: 10 } })).includes('integer-unsafe /properties/n'))
   })
+  it('flags an integer literal in enum or const past 2^53-1, which no body the parser takes can write', () => {
+    for (const n of [{ enum: [1, 2 ** 60] }, { const: -(2 ** 54) }, { type: 'integer', enum: [2 ** 53] }]) {
+      const found = lint(closed({ n })).filter((f) => f.rule === 'integer-unsafe')
+      assert.deepEqual(found.map((f) => f.pointer), ['/properties/n'], JSON.stringify(n))
+      assert.match(found[0]!.message, /integer literal here is past 2\^53-1/)
+    }
+    for (const n of [{ enum: [1, 2 ** 53 - 1, 1.5] }, { const: -(2 ** 53 - 1) }, { enum: ['9007199254740993'] }]) {
+      assert.deepEqual(lint(closed({ n })).filter((f) => f.rule === 'integer-unsafe'), [], JSON.stringify(n))
+    }
+  })
   it('flags an open object that admits "__proto__", unless its names exclude it', () => {
     assert.ok(rules({ type: 'object' }).includes('proto-member '))
     assert.ok(!rules({ type: 'object', propertyNames: { maxLength: 3 } }).includes('proto-member '))
@@ -175,9 +185,27 @@ describe('fastify-gpt lint', () => {
     assert.match(profiles[0]?.version ?? '', /openai/)
     assert.ok(findings.every((f) => f.decoders.every((d) => d === 'openai-strict')))
   })
+  it('a form the plugin would refuse at registration: its refusal first, by code, as an error, exit 1', async () => {
+    for (const [form, code, message] of [
+      [{ type: 'text' }, 'GPT_ERR_FORM_INVALID', /type/],
+      [{ type: 'string', pattern: '(a)\\1' }, 'GPT_ERR_FORM_PATTERN', /backreference/],
+      [{ type: 'object', properties: { a: { $ref: '#/$defs/none' } } }, 'GPT_ERR_FORM_UNRESOLVED_REF', /\$defs\/none/]
+    ] as const) {
+      const run = io()
+      assert.equal(await main([file(form), '--json'], run.io), 1, code)
+      const [first] = (JSON.parse(run.out.join('')) as { findings: Finding[] }).findings
+      assert.deepEqual({ rule: first?.rule, severity: first?.severity, pointer: first?.pointer }, { rule: code, severity: 'error', pointer: '' }, code)
+      assert.match(first!.message, message, code)
+    }
+  })
   it('lints the s of an address\'s arrival, fetched with a GET', async () => {
     const server = createServer((request, response) => {
       if (request.url === '/gone') return response.writeHead(404).end()
+      if (request.url === '/moved') return response.writeHead(301, { location: '/elsewhere' }).end()
+      if (request.url === '/found') return response.writeHead(302).end()
+      if (request.url === '/text') return response.writeHead(200, { 'content-type': 'application/json' }).end('{"p": "", "s": {}, }')
+      const s = ({ '/scalar': 42, '/list': [{ type: 'integer' }], '/null': null } as Record<string, unknown>)[request.url ?? '']
+      if (s !== undefined) return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ p: '', m: [], s }))
       response.setHeader('content-type', 'application/json')
       response.end(request.url === '/odd' ? '{"p":""}' : JSON.stringify({ p: '', m: [], s: note }))
     }).listen(0, '127.0.0.1')
@@ -193,6 +221,20 @@ describe('fastify-gpt lint', () => {
       const odd = io()
       assert.equal(await main([`http://127.0.0.1:${port}/odd`], odd.io), 2)
       assert.match(odd.err.join(''), /no arrival/)
+      // Each a line of its own, exit 2: what the URL answered instead of an arrival.
+      for (const [path, said] of [
+        ['/moved', /^fastify-gpt lint: GET http:\/\/[^ ]+\/moved answered 301 \(to \/elsewhere\): lint follows no redirect; give the address's own URL\n$/],
+        ['/found', /answered 302: lint follows no redirect/],
+        ['/text', /\/text is no arrival: not strictly valid JSON \(/],
+        ['/scalar', /\/scalar is not a JSON Schema object \(it is a number\)/],
+        ['/list', /\/list is not a JSON Schema object \(it is an array\)/],
+        ['/null', /\/null is not a JSON Schema object \(it is null\)/]
+      ] as const) {
+        const run = io()
+        assert.equal(await main([`http://127.0.0.1:${port}${path}`], run.io), 2, path)
+        assert.match(run.err.join(''), said, path)
+        assert.deepEqual(run.out, [], path)
+      }
     } finally {
       server.close()
     }
