@@ -427,16 +427,18 @@ export class SharedJobs implements JobSource {
   /** A job from Redis, checked: anything this plugin would not have written reads as no job. */
   async #read (id: string, cursor: number, count: number): Promise<Snapshot | undefined | typeof UNAVAILABLE> {
     const key = this.#key(id)
-    let reply: unknown
-    try {
-      reply = await this.#redis.eval(READ, 4, key, `${key}:events`, this.#lease, this.#channel,
-        cursor, count, Date.now(), this.#settings.keep, ENTRY_BYTES, READ_BYTES, digest(id), RETAINED)
-    } catch (error) {
+    const reply: unknown = await this.#redis.eval(READ, 4, key, `${key}:events`, this.#lease, this.#channel,
+      cursor, count, Date.now(), this.#settings.keep, ENTRY_BYTES, READ_BYTES, digest(id), RETAINED).catch((error: unknown) => error)
+    if (reply instanceof Error) {
       // Redis refused the script (a key of the wrong type): the job; anything else: the connection.
-      if ((error as Error | undefined)?.name !== 'ReplyError') return UNAVAILABLE
-      return this.#corrupt(id, error)
+      return reply.name === 'ReplyError' ? this.#corrupt(id, reply) : UNAVAILABLE
     }
-    if (reply === 0) return undefined
+    // 0: no job there (never written, expired or forgotten)
+    return reply === 0 ? undefined : this.#checked(id, reply)
+  }
+
+  /** A job's snapshot read from `reply`, or undefined (said at warn) when it is not one this plugin wrote. */
+  #checked (id: string, reply: unknown): Snapshot | undefined {
     try {
       return snapshot(id, reply)
     } catch (error) {
