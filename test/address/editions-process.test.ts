@@ -401,6 +401,20 @@ describe('shared editions, instances in one process', () => {
       assert.equal(a.address.prompt, 'at the top')
     })
 
+    it('a key Redis refuses to compare (another program wrote it as a string): the update fails by name, and the edition served stays', async () => {
+      const a = await instance('retyped')
+      const raw = client({ enableOfflineQueue: true })
+      const served = a.address.etag
+      await raw.set('retyped', 'not an edition') // no announcement: the instance learns of it only when it stores
+      await assert.rejects(a.address.update({ prompt: 'on a string' }), (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'GPT_ERR_EDITION_NOT_STORED')
+        assert.match(error.message, /WRONGTYPE/)
+        return true
+      })
+      assert.equal(await raw.get('retyped'), 'not an edition', 'nothing written over it')
+      assert.equal(a.address.etag, served)
+    })
+
     it('other instances storing first every time: the update gives up after 64 conflicts, by name, and stores nothing', async () => {
       const raw = client({ enableOfflineQueue: true })
       let conflicts = 0

@@ -71,3 +71,15 @@ describe('an arrival too large to reason about', () => {
     assert.ok(report.unfinished !== undefined)
   })
 })
+
+describe('an arrival whose form the judge cannot take in within its time', () => {
+  it('4-form-valid is skipped saying why, never passed or failed, and the run is unfinished', async () => {
+    // 200,000 members: handing the form to the judge's thread alone takes longer than 1 ms
+    const s = { enum: Array.from({ length: 200_000 }, (_, i) => `v${i}`) }
+    const report = await checkAddress(await serve(arrival(s)), { judgeTimeout: 1, acts: 1 })
+    const { outcome, detail } = result(report, '4-form-valid')
+    assert.equal(outcome, 'skip')
+    assert.match(detail, /the independent validator gave no verdict within 1 ms/)
+    assert.equal(report.unfinished, detail)
+  })
+})
