@@ -11,10 +11,9 @@ import type {
 import fp from 'fastify-plugin'
 import { installAct } from './address/act.ts'
 import { Address } from './address/address.ts'
-import { arrivalHandler, codedTag } from './address/arrival.ts'
+import { installArrival } from './address/arrival.ts'
 import { installJobs } from './jobs/index.ts'
 import { installLinks } from './links/host.ts'
-import { openapiRoute } from './address/openapi.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
@@ -39,18 +38,7 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   await installRateLimit(instance, settings)
   if (settings.html !== false && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
   instance.decorateRequest('gptActor', undefined)
-  if (settings.explain && process.env['NODE_ENV'] === 'production') {
-    instance.log.warn({ address: path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
-  }
-
-  // draft §3.2, RFC 9110 §8.8.3: a host's compression runs in its route onSend hooks, which its
-  // onRoute hook adds; this one, added below the host's, puts the arrival's tag after them.
-  instance.addHook('onRoute', (route) => {
-    // (last, and once: the HEAD route Fastify makes from the GET one comes here with its hooks)
-    if (route.method === 'GET' || route.method === 'HEAD') route.onSend = [...[route.onSend ?? []].flat().filter((hook) => hook !== codedTag), codedTag]
-  })
-  const arrivalDoc = openapiRoute(settings, 'arrival')
-  instance.get('/', { ...(arrivalDoc.schema === undefined ? {} : { schema: arrivalDoc.schema }), config: arrivalDoc.config }, arrivalHandler(address))
+  installArrival(instance, address, settings)
   installAct(instance, address, await installJobs(instance, settings))
   settings.onAddress?.(address)
 }

@@ -71,6 +71,9 @@ const BODY_ERROR = /^(?:FST_ERR_CTP_|FST_CP_ERR_)/
  * installed there and nowhere else.
  */
 export function installAct (instance: FastifyInstance, address: Address, settings: Settings): void {
+  if (settings.explain && process.env['NODE_ENV'] === 'production') {
+    instance.log.warn({ address: settings.path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
+  }
   const reject = rejecter(settings.explain)
   installBodyParser(instance, settings)
 

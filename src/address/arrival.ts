@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
-import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import { customPolicy, renderPage } from '../page/html.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
 import type { Content } from '../types.ts'
+import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
@@ -127,6 +128,18 @@ const OFFERED = ['application/json', 'text/html']
 /** What GET reads of its address: the edition it serves now (an Address, without importing it). */
 export interface Serving {
   readonly current: { readonly arrival: Arrival }
+}
+
+/** The address's GET (and the HEAD Fastify makes of it): the arrival, its tag put after the host's onSend hooks. */
+export function installArrival (instance: FastifyInstance, address: Serving, settings: Settings): void {
+  // draft §3.2, RFC 9110 §8.8.3: a host's compression runs in its route onSend hooks, which its
+  // onRoute hook adds; this one, added below the host's, puts the arrival's tag after them.
+  instance.addHook('onRoute', (route) => {
+    // (last, and once: the HEAD route Fastify makes from the GET one comes here with its hooks)
+    if (route.method === 'GET' || route.method === 'HEAD') route.onSend = [...[route.onSend ?? []].flat().filter((hook) => hook !== codedTag), codedTag]
+  })
+  const { schema, config } = openapiRoute(settings, 'arrival')
+  instance.get('/', { ...(schema === undefined ? {} : { schema }), config }, arrivalHandler(address))
 }
 
 /** GET (and so HEAD): the same bytes to every client, whatever it did before (draft §3.1, §3.2). */
