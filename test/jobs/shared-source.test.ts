@@ -29,12 +29,12 @@ describe('the shared job source, alone', () => {
   before(async () => { redis = await redisServer() })
   after(async () => { await redis.stop() })
 
-  async function source (): Promise<{ jobs: SharedJobs, store: JobStore, client: Redis, lines: Logged[], prefix: string }> {
+  async function source (settings = DEFAULT_BACKGROUND): Promise<{ jobs: SharedJobs, store: JobStore, client: Redis, lines: Logged[], prefix: string }> {
     const client = redis.client()
     const lines: Logged[] = []
-    const store = new JobStore(DEFAULT_BACKGROUND)
+    const store = new JobStore(settings)
     const prefix = `source-${++key}`
-    const jobs = new SharedJobs({ redis: client, key: prefix }, DEFAULT_BACKGROUND, store, logger(lines), '/source')
+    const jobs = new SharedJobs({ redis: client, key: prefix }, settings, store, logger(lines), '/source')
     await jobs.start()
     return { jobs, store, client, lines, prefix }
   }
@@ -66,8 +66,8 @@ describe('the shared job source, alone', () => {
     assert.equal(await jobs.forget('any-job-id-at-all-000000000000000'), UNAVAILABLE)
   })
 
-  it('progress that cannot be written is said at warn, and the job goes on here', async () => {
-    const { jobs, store, client, lines } = await source()
+  it('progress that cannot be written is said at warn, and the job goes on here; an end Redis missed is written at the next sign of life', async () => {
+    const { jobs, store, client, lines, prefix } = await source({ ...DEFAULT_BACKGROUND, lease: 300 })
     assert.equal(store.reserve(), true)
     const job = store.admit(Date.now())
     assert.equal(await store.announce(job), true, 'stored while Redis is there')
@@ -76,6 +76,13 @@ describe('the shared job source, alone', () => {
     await until(() => lines.some((line) => line.level === 'warn' && /could not be written/.test(line.message)), 'the failed write said at warn')
     assert.equal(job.status, 'working', 'a write Redis missed does not end the job where it runs')
     assert.equal(job.last(1)[0]?.message, 'one step')
+    job.complete({ steps: 1 }, Date.now()) // while Redis is still away: not written
+    const missed = (): number => lines.filter((line) => /could not be written/.test(line.message)).length
+    await until(() => missed() === 2, 'the end missed too')
+    await client.connect()
+    const hash = `${prefix}:job:${digestOf(job.id)}`
+    await until(async () => await client.hget(hash, 'status') === 'completed', 'the end written once Redis is back')
+    assert.equal(await client.hget(hash, 'result'), '{"steps":1}')
     await jobs.close()
   })
 })
