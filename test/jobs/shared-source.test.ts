@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
+import { once } from 'node:events'
 import { after, before, describe, it } from 'node:test'
 import type { FastifyBaseLogger } from 'fastify'
 import { Redis } from 'ioredis'
@@ -26,15 +27,23 @@ describe('the shared job source, alone', () => {
   let redis: RedisServer
   let key = 0
 
+  const opened: SharedJobs[] = []
+
   before(async () => { redis = await redisServer() })
-  after(async () => { await redis.stop() })
+  // Each source's subscriber is its own connection: all closed, whatever a test did, before Redis goes.
+  after(async () => {
+    await Promise.allSettled(opened.map((jobs) => jobs.close()))
+    await redis.stop()
+  })
 
   async function source (settings = DEFAULT_BACKGROUND): Promise<{ jobs: SharedJobs, store: JobStore, client: Redis, lines: Logged[], prefix: string }> {
     const client = redis.client()
+    if (client.status !== 'ready') await once(client, 'ready') // it fails fast: nothing is sent before it is connected
     const lines: Logged[] = []
     const store = new JobStore(settings)
     const prefix = `source-${++key}`
     const jobs = new SharedJobs({ redis: client, key: prefix }, settings, store, logger(lines), '/source')
+    opened.push(jobs)
     await jobs.start()
     return { jobs, store, client, lines, prefix }
   }
