@@ -1,4 +1,3 @@
-import accepts from '@fastify/accepts'
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -36,7 +35,6 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   instance.addHook('onClose', async () => { await address.close() })
 
   await installRateLimit(instance, settings)
-  if (settings.html !== false && !instance.hasRequestDecorator('accepts')) await instance.register(accepts)
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
   installAct(instance, address, await installJobs(instance, settings))

@@ -86,6 +86,25 @@ describe('an address stays inside its own encapsulated instance', () => {
     assert.match(String(page.headers['content-type']), /text\/html/)
     assert.equal((await app.inject({ method: 'GET', url: '/neg', headers: { accept: 'text/html' } })).body, 'html')
   })
+
+  it('adds no method to the requests or replies of the host (the negotiation is a plain function)', async () => {
+    // A method decorated inside an address gives its instance Request and Reply prototypes of their
+    // own shape, which Fastify's hot paths then meet beside the host's (docs/benchmarks.md).
+    const app = Fastify()
+    const names = new Set<string>()
+    app.addHook('onRequest', async (request, reply) => {
+      for (const object of [request, reply]) {
+        for (let proto = Object.getPrototypeOf(object); proto !== null; proto = Object.getPrototypeOf(proto)) {
+          for (const name of Object.getOwnPropertyNames(proto)) names.add(name)
+        }
+      }
+    })
+    await app.register(gpt, { prefix: '/note', form: closed, act: (body) => body, rateLimit: false })
+    const page = await app.inject({ method: 'GET', url: '/note', headers: { accept: 'text/html' } })
+    assert.match(String(page.headers['content-type']), /^text\/html/)
+    assert.equal(names.has('send'), true) // the walk reaches Fastify's own methods
+    assert.equal(names.has('accepts'), false)
+  })
 })
 
 describe('§3.2, §5.3 beside a rate limit the host applies to every route', () => {

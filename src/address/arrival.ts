@@ -5,6 +5,8 @@ import { customPolicy, renderPage } from '../page/html.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
 import type { Content } from '../types.ts'
+import { prefers } from './negotiate.ts'
+import { headerNames } from './reply-headers.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 
@@ -121,8 +123,6 @@ function representation (body: Buffer, headers: Record<string, string>): Represe
   return { body, etag, headers: { ...headers, etag } }
 }
 
-// Only an Accept naming text/html can prefer it; every other request takes the fast path.
-const MENTIONS_HTML = /text\/html/i
 const OFFERED = ['application/json', 'text/html']
 
 /** What GET reads of its address: the edition it serves now (an Address, without importing it). */
@@ -146,17 +146,11 @@ export function installArrival (instance: FastifyInstance, address: Serving, set
 export function arrivalHandler (address: Serving): RouteHandlerMethod {
   return (request, reply) => {
     const arrival = address.current.arrival // one read: one edition
-    const accept = request.headers.accept
-    // draft §3.3: no Accept, or one without text/html, gets the JSON; never a 406. The page is
-    // read only when it may be sent: it is rendered when first read.
-    const html = accept === undefined || !MENTIONS_HTML.test(accept) ? undefined : arrival.html
-    if (html === undefined || !prefersHtml(request)) return send(request, reply, arrival.json)
-    return send(request, reply, html)
+    // draft §3.3: no Accept, or one that does not prefer text/html, gets the JSON; never a 406.
+    // The page is read only when it is to be sent: it is rendered when first read.
+    const html = prefers(request, OFFERED, 'text/html') ? arrival.html : undefined
+    return send(request, reply, html ?? arrival.json)
   }
-}
-
-function prefersHtml (request: FastifyRequest): boolean {
-  return request.accepts().type(OFFERED) === 'text/html'
 }
 
 function send (request: FastifyRequest, reply: FastifyReply, representation: Representation): FastifyReply {
@@ -232,7 +226,7 @@ const RATE_LIMIT_HEADER = /^(?:x-)?ratelimit-/
 
 /** Takes a host's rate-limit headers off an address's response (run by each route's last onSend). */
 export function quiet (reply: FastifyReply): void {
-  for (const name of Object.keys(reply.getHeaders())) {
+  for (const name of headerNames(reply)) {
     if (RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
   }
 }

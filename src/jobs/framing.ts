@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify'
+import { prefers } from '../address/negotiate.ts'
 import type { JobEvent } from './job.ts'
 
 /**
@@ -49,11 +50,10 @@ export function sse (poll: number): Framing {
 }
 
 const OFFERED = ['application/x-ndjson', 'text/event-stream']
-const MENTIONS_SSE = /text\/event-stream/i
 
 /** SSE for a client that asks for `text/event-stream` over NDJSON (an EventSource always does); else NDJSON. */
 export function framingFor (request: FastifyRequest, poll: number): Framing {
-  return MENTIONS_SSE.test(request.headers.accept ?? '') && request.accepts().type(OFFERED) === 'text/event-stream' ? sse(poll) : NDJSON
+  return prefers(request, OFFERED, 'text/event-stream') ? sse(poll) : NDJSON
 }
 
 const CURSOR = /^\d{1,15}$/

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, FastifyRequest } from 'fastify'
 import { compileForm } from '../form/compile.ts'
+import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
 import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
@@ -141,10 +142,8 @@ async function * framed (framing: Framing, events: AsyncIterable<JobEvent | null
 }
 
 /** The control act a body names if the current form admits it, else undefined. */
-const MENTIONS_HTML = /text\/html/i
 const OFFERED = ['application/json', 'text/html']
-const prefersHtml = (request: FastifyRequest): boolean =>
-  MENTIONS_HTML.test(request.headers.accept ?? '') && request.accepts().type(OFFERED) === 'text/html'
+const prefersHtml = (request: FastifyRequest): boolean => prefers(request, OFFERED, 'text/html')
 
 function controlAct (body: unknown, validate: (value: unknown) => boolean): 'cancel' | 'forget' | undefined {
   if (!Buffer.isBuffer(body)) return undefined

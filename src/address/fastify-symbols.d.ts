@@ -1,0 +1,5 @@
+// Fastify's own symbols (read only by src/address/reply-headers.ts), which it ships without types.
+declare module 'fastify/lib/symbols.js' {
+  const symbols: Readonly<Record<string, symbol | undefined>>
+  export default symbols
+}

@@ -1,0 +1,34 @@
+// The one door to Fastify's internals: reading a reply's headers without getHeaders()'s copies
+// must give what getHeaders() gives, on this Fastify and (with the symbol missing) on any other.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import Fastify, { type FastifyReply } from 'fastify'
+import symbols from 'fastify/lib/symbols.js'
+import { headerNames, headersOf } from '../../src/address/reply-headers.ts'
+
+const sorted = (names: string[]): string[] => [...names].sort()
+
+describe('a reply\'s headers', () => {
+  for (const raw of [false, true]) {
+    it(`read directly agree with getHeaders(), ${raw ? 'with' : 'without'} headers set on Node's response`, async () => {
+      const app = Fastify()
+      const seen: string[] = []
+      const check = (reply: FastifyReply): void => {
+        for (const store of [symbols['kReplyHeaders'], undefined, Symbol('not Fastify\'s')]) {
+          assert.deepEqual(sorted(headerNames(reply, store)), sorted(Object.keys(reply.getHeaders())))
+          assert.deepEqual({ ...headersOf(reply, store) }, { ...reply.getHeaders() })
+          assert.notEqual(headersOf(reply, store), headersOf(reply, store)) // a copy each time
+        }
+        seen.push(...headerNames(reply))
+      }
+      app.get('/', (_request, reply) => {
+        reply.header('x-ratelimit-limit', '5').header('vary', 'Origin').header('set-cookie', ['a=1', 'b=2'])
+        if (raw) reply.raw.setHeader('x-raw', 'yes').setHeader('vary', 'Accept')
+        check(reply)
+        reply.send('ok')
+      })
+      assert.equal((await app.inject({ url: '/' })).statusCode, 200)
+      assert.deepEqual(sorted([...new Set(seen)]), sorted(['x-ratelimit-limit', 'vary', 'set-cookie', ...(raw ? ['x-raw'] : [])]))
+    })
+  }
+})
