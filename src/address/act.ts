@@ -186,21 +186,34 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
  * The bodies being read and the time by which each must be in (draft §7.4), under one timer armed
  * for the earliest: a timer set and cleared for every act was a measurable share of a small act's
  * CPU (docs/benchmarks.md, "Where the time goes"). One timeout for all, so the order of arrival
- * is the order of the deadlines. The timer is unref'd: it never keeps a process alive by itself.
+ * is the order of the deadlines: a list linked in that order, which adds at its end and takes out
+ * anywhere without hashing. The timer is unref'd: it never keeps a process alive by itself.
  */
 class Deadlines {
-  readonly #pending = new Map<() => void, number>()
+  #first: Pending | undefined
+  #last: Pending | undefined
   #timer: ReturnType<typeof setTimeout> | undefined
   constructor (readonly timeout: number) {}
 
-  /** Calls `expire` once `timeout` ms have passed, unless `remove(expire)` comes first. */
-  add (expire: () => void): void {
-    this.#pending.set(expire, performance.now() + this.timeout)
+  /** Calls `expire` once `timeout` ms have passed, unless `remove` of what it returns comes first. */
+  add (expire: () => void): Pending {
+    const pending: Pending = { deadline: performance.now() + this.timeout, expire, previous: this.#last, next: undefined }
+    if (this.#last === undefined) this.#first = pending
+    else this.#last.next = pending
+    this.#last = pending
     if (this.#timer === undefined) this.#arm(this.timeout)
+    return pending
   }
 
-  remove (expire: () => void): void {
-    this.#pending.delete(expire)
+  /** Takes `pending` out, if it is still in. */
+  remove (pending: Pending): void {
+    const { previous, next } = pending
+    if (previous === undefined ? this.#first !== pending : previous.next !== pending) return
+    if (previous === undefined) this.#first = next
+    else previous.next = next
+    if (next === undefined) this.#last = previous
+    else next.previous = previous
+    pending.previous = pending.next = undefined // holds no other read's closures (and bodies) alive
   }
 
   #arm (ms: number): void {
@@ -212,12 +225,20 @@ class Deadlines {
   readonly #sweep = (): void => {
     this.#timer = undefined
     const now = performance.now()
-    for (const [expire, deadline] of this.#pending) {
-      if (deadline > now) return this.#arm(deadline - now)
-      this.#pending.delete(expire)
-      expire()
+    for (let pending = this.#first; pending !== undefined; pending = this.#first) {
+      if (pending.deadline > now) return this.#arm(pending.deadline - now)
+      this.remove(pending)
+      pending.expire()
     }
   }
+}
+
+/** A body being read, in Deadlines' list. */
+interface Pending {
+  readonly deadline: number
+  readonly expire: () => void
+  previous: Pending | undefined
+  next: Pending | undefined
 }
 
 /**
@@ -231,7 +252,7 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   const chunks: Buffer[] = []
   let length = 0
   const finish = (outcome: Buffer | Rejected): void => {
-    deadlines.remove(expire)
+    deadlines.remove(pending)
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onError)
@@ -249,7 +270,7 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   const onError = (): void => finish(new Rejected('body not received: its stream failed (a Content-Encoding that does not decode?)'))
   // The whole body within the timeout, not each piece: a trickle would otherwise hold the connection.
   const expire = (): void => finish(new Rejected(`body not received within bodyTimeout (${deadlines.timeout} ms)`, true))
-  deadlines.add(expire)
+  const pending = deadlines.add(expire)
   payload.on('data', onData)
   payload.on('end', onEnd)
   payload.on('error', onError)

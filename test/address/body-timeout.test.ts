@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import type { GptOptions } from '../../src/index.ts'
 import { host } from '../helpers/host.ts'
@@ -130,6 +131,36 @@ describe('§5.2 (1), §7.4 bodyTimeout: a body that does not arrive in time is r
       assert.match(received, /^HTTP\/1\.1 200 OK\r\n/)
       assert.match(received, /\r\nConnection: keep-alive\r\n/)
       assert.ok(!closedByServer)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('keeps each read\'s own deadline, whatever order reads start and end in (stalled, slow and quick bodies mixed)', { timeout: 60_000 }, async (t) => {
+    // The deadlines are a list in order of arrival: reads that end take themselves out from its
+    // start, middle or end, and the ones left must still expire, each at its own time.
+    const { app, port } = await listening({ bodyTimeout: 200 })
+    const body = '{"note":"in time"}'
+    const head = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+    const kind = fc.constantFrom('stalled', 'slow', 'quick')
+    try {
+      await fc.assert(fc.asyncProperty(fc.array(fc.tuple(kind, fc.integer({ min: 0, max: 80 })), { minLength: 2, maxLength: 8 }), async (reads) => {
+        const outcomes = await Promise.all(reads.map(async ([what, start]) => {
+          await sleep(start)
+          if (what === 'stalled') return { what, ...await exchange(t.signal, port, stalledHead, [], 0) }
+          const pieces = what === 'slow' ? body.match(/.{1,6}/g) ?? [] : [body]
+          return { what, ...await exchange(t.signal, port, head, pieces, what === 'slow' ? 30 : 0, /\r\n\r\n\{"ok":true\}$/) }
+        }))
+        for (const { what, received, closedByServer } of outcomes) {
+          if (what === 'stalled') {
+            assert.match(received, /^HTTP\/1\.1 204 No Content\r\n/)
+            assert.ok(closedByServer)
+          } else {
+            assert.match(received, /^HTTP\/1\.1 200 OK\r\n/, what)
+            assert.ok(!closedByServer)
+          }
+        }
+      }), { numRuns: 12 })
     } finally {
       await app.close()
     }

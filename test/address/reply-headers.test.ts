@@ -2,8 +2,10 @@
 // must give what getHeaders() gives, on this Fastify and (with the symbol missing) on any other.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import fc from 'fast-check'
 import Fastify, { type FastifyReply } from 'fastify'
 import symbols from 'fastify/lib/symbols.js'
+import { quiet } from '../../src/address/arrival.ts'
 import { headerNames, headersOf } from '../../src/address/reply-headers.ts'
 
 const sorted = (names: string[]): string[] => [...names].sort()
@@ -31,4 +33,28 @@ describe('a reply\'s headers', () => {
       assert.deepEqual(sorted([...new Set(seen)]), sorted(['x-ratelimit-limit', 'vary', 'set-cookie', ...(raw ? ['x-raw'] : [])]))
     })
   }
+})
+
+describe('quiet', () => {
+  it('takes off exactly the headers named (x-)ratelimit-*, set by Fastify or on Node\'s response', async () => {
+    const name = fc.oneof(
+      fc.constantFrom('x-ratelimit-limit', 'ratelimit-policy', 'ratelimit', 'x-ratelimit', 'ratelimits-x', 'xratelimit-a', 'retry-after', 'vary', 'etag', 'rx', 'x-rate'),
+      fc.tuple(fc.constantFrom('', 'x-', 'r', 'x'), fc.constantFrom('ratelimit-', 'atelimit-', 'ratelimit'), fc.stringMatching(/^[a-z0-9-]{0,6}$/)).map((parts) => parts.join('')),
+      fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/))
+    const app = Fastify()
+    let left: string[] = []
+    app.post('/', (request, reply) => {
+      const { fastify, node } = request.body as { fastify: string[], node: string[] }
+      for (const header of fastify) reply.header(header, '1')
+      for (const header of node) reply.raw.setHeader(header, '1')
+      quiet(reply)
+      left = Object.keys(reply.getHeaders())
+      reply.send('')
+    })
+    await fc.assert(fc.asyncProperty(fc.array(name, { maxLength: 6 }), fc.array(name, { maxLength: 3 }), async (fastify, node) => {
+      await app.inject({ method: 'POST', url: '/', payload: { fastify, node } })
+      const expected = [...new Set([...fastify, ...node])].filter((header) => !/^(x-)?ratelimit-/.test(header))
+      assert.deepEqual(sorted(left), sorted(expected))
+    }), { numRuns: 300 })
+  })
 })
