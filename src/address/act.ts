@@ -12,7 +12,7 @@ import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '.
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from '../parse/parse.ts'
-import { headersOf } from './reply-headers.ts'
+import { headersOf } from './fastify-internals.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {

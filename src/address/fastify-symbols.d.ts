@@ -1,4 +1,4 @@
-// Fastify's own symbols (read only by src/address/reply-headers.ts), which it ships without types.
+// Fastify's own symbols (read only by src/address/fastify-internals.ts), which it ships without types.
 declare module 'fastify/lib/symbols.js' {
   const symbols: Readonly<Record<string, symbol | undefined>>
   export default symbols

@@ -1,12 +1,14 @@
 // The one door to Fastify's internals: reading a reply's headers without getHeaders()'s copies
-// must give what getHeaders() gives, on this Fastify and (with the symbol missing) on any other.
+// must give what getHeaders() gives, on this Fastify and (with the symbol missing) on any other;
+// a route's lone onSend hook comes off only where it is alone.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyReply } from 'fastify'
 import symbols from 'fastify/lib/symbols.js'
 import { quiet } from '../../src/address/arrival.ts'
-import { headerNames, headersOf } from '../../src/address/reply-headers.ts'
+import { headerNames, headersOf, withoutOnSend } from '../../src/address/fastify-internals.ts'
+import gpt from '../../src/index.ts'
 
 const sorted = (names: string[]): string[] => [...names].sort()
 
@@ -56,5 +58,40 @@ describe('quiet', () => {
       const expected = [...new Set([...fastify, ...node])].filter((header) => !/^(x-)?ratelimit-/.test(header))
       assert.deepEqual(sorted(left), sorted(expected))
     }), { numRuns: 300 })
+  })
+})
+
+describe('withoutOnSend', () => {
+  it('takes a route\'s only onSend hook off, and leaves a route with two as it is', async () => {
+    const app = Fastify()
+    const ran: string[] = []
+    const hook = (name: string) => async (_request: unknown, _reply: unknown, payload: unknown) => { ran.push(name); return payload }
+    const answers: boolean[] = []
+    const handler = (_request: unknown, reply: FastifyReply): void => { answers.push(withoutOnSend(reply)); reply.send('ok') }
+    app.get('/one', { onSend: hook('one') }, handler)
+    app.get('/two', { onSend: [hook('two-a'), hook('two-b')] }, handler)
+    for (const url of ['/one', '/one', '/two', '/two']) assert.equal((await app.inject({ url })).body, 'ok')
+    assert.deepEqual(answers, [true, true, false, false])
+    assert.deepEqual(ran, ['two-a', 'two-b', 'two-a', 'two-b'])
+    assert.equal(withoutOnSend({} as FastifyReply), false) // no route to read: left as it is
+  })
+
+  it('keeps the arrival\'s tag hook wherever a hook of the host\'s runs after the handler, and quiets it either way', async () => {
+    for (const late of [false, true]) {
+      const app = Fastify()
+      let tagged = 0
+      app.addHook('onRequest', async (_request, reply) => { reply.header('x-ratelimit-early', '1') })
+      if (late) app.addHook('onSend', async (_request, reply, payload) => { reply.header('x-ratelimit-late', '1'); tagged++; return payload })
+      await app.register(gpt, { prefix: '/note', form: { type: 'object' }, act: (body) => body, rateLimit: false })
+      for (let i = 0; i < 3; i++) {
+        const response = await app.inject({ url: '/note' })
+        assert.equal(response.statusCode, 200)
+        assert.equal(response.headers['x-ratelimit-early'], undefined)
+        assert.equal(response.headers['x-ratelimit-late'], undefined)
+        assert.match(String(response.headers.etag), /^"[\w-]{32}"$/)
+      }
+      assert.equal(tagged, late ? 3 : 0)
+      await app.close()
+    }
   })
 })
