@@ -8,7 +8,7 @@
 //   fp-child    the routes of each form inside a plugin wrapped in fastify-plugin (not encapsulated)
 //   child       inside an encapsulated plugin per form, at its prefix, as an address is
 //   decorate    + decorateRequest('gptActor', undefined) in each
-//   accepts     + @fastify/accepts registered in each (what `html` on registers)
+//   accepts     + @fastify/accepts registered in each (what `html` on registered before negotiation became a plain function)
 //   on-route    + an onRoute hook that gives GET and HEAD routes an onSend (fastify-gpt's codedTag)
 //   on-send     + the act's route onSend (rate-limit headers off, a failure looked up, an unread body)
 //   parser      + the catch-all body reader under 4 media types, V8's JSON.parse
