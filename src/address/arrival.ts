@@ -146,9 +146,9 @@ export function installArrival (instance: FastifyInstance, address: Serving, set
 export function arrivalHandler (address: Serving): RouteHandlerMethod {
   return (request, reply) => {
     const arrival = address.current.arrival // one read: one edition
-    // Where codedTag is the route's only onSend hook, no hook of the host's runs after this
-    // handler: nothing can encode the arrival or add headers to it. codedTag comes off the route
-    // and the reply is quieted here.
+    // Where codedTag is the route's only hook, nothing but this handler answers, and nothing can
+    // encode the arrival or add headers to it after: codedTag comes off the route and the reply
+    // is quieted here.
     if (withoutOnSend(reply)) quiet(reply)
     // draft §3.3: no Accept, or one that does not prefer text/html, gets the JSON; never a 406.
     // The page is read only when it is to be sent: it is rendered when first read.

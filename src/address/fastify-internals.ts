@@ -36,17 +36,21 @@ export function headersOf (reply: FastifyReply, store = STORE): Headers {
 const CONTEXT = symbols['kRouteContext']
 
 /**
- * For a route whose onSend hooks include the caller's: whether none will run for `reply` after its
- * handler. Where the caller's is the only one, it is taken off the route (its context's settled
- * hooks), and Fastify skips its onSend runner from then on, a few per cent of a small GET
- * (docs/benchmarks.md). False where the route's hooks cannot be read.
+ * For a route whose onSend hooks include the caller's: whether nothing but its handler can answer
+ * or change an answer. So where the route has no hook before its handler (none that could answer
+ * first: onRequest, preParsing, preValidation, preHandler) and the caller's is its only onSend
+ * hook, which then comes off the route (its context's settled hooks): Fastify skips its onSend
+ * runner from then on, a few per cent of a small GET (docs/benchmarks.md). False where the
+ * route's hooks cannot be read.
  */
 export function withoutOnSend (reply: FastifyReply): boolean {
   const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
   if (context === null || typeof context !== 'object' || !('onSend' in context)) return false
-  const settled = context as { onSend: unknown }
-  if (settled.onSend === null) return true
-  if (!Array.isArray(settled.onSend) || settled.onSend.length !== 1) return false
-  settled.onSend = null
+  const settled = context as Record<string, unknown>
+  if (settled['onSend'] === null) return true
+  if (!Array.isArray(settled['onSend']) || settled['onSend'].length !== 1 || BEFORE.some((phase) => settled[phase] !== null)) return false
+  settled['onSend'] = null
   return true
 }
+
+const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']

@@ -62,7 +62,7 @@ describe('quiet', () => {
 })
 
 describe('withoutOnSend', () => {
-  it('takes a route\'s only onSend hook off, and leaves a route with two as it is', async () => {
+  it('takes a route\'s only onSend hook off where no other hook runs, and leaves any other route as it is', async () => {
     const app = Fastify()
     const ran: string[] = []
     const hook = (name: string) => async (_request: unknown, _reply: unknown, payload: unknown) => { ran.push(name); return payload }
@@ -70,17 +70,24 @@ describe('withoutOnSend', () => {
     const handler = (_request: unknown, reply: FastifyReply): void => { answers.push(withoutOnSend(reply)); reply.send('ok') }
     app.get('/one', { onSend: hook('one') }, handler)
     app.get('/two', { onSend: [hook('two-a'), hook('two-b')] }, handler)
-    for (const url of ['/one', '/one', '/two', '/two']) assert.equal((await app.inject({ url })).body, 'ok')
-    assert.deepEqual(answers, [true, true, false, false])
-    assert.deepEqual(ran, ['two-a', 'two-b', 'two-a', 'two-b'])
+    for (const phase of ['onRequest', 'preParsing', 'preValidation', 'preHandler']) {
+      app.get(`/${phase}`, { onSend: hook(phase), [phase]: async () => {} }, handler)
+    }
+    const urls = ['/one', '/one', '/two', '/two', '/onRequest', '/preParsing', '/preValidation', '/preHandler']
+    for (const url of urls) assert.equal((await app.inject({ url })).body, 'ok')
+    assert.deepEqual(answers, [true, true, false, false, false, false, false, false])
+    assert.deepEqual(ran, ['two-a', 'two-b', 'two-a', 'two-b', 'onRequest', 'preParsing', 'preValidation', 'preHandler'])
     assert.equal(withoutOnSend({} as FastifyReply), false) // no route to read: left as it is
   })
 
-  it('keeps the arrival\'s tag hook wherever a hook of the host\'s runs after the handler, and quiets it either way', async () => {
+  it('keeps the arrival\'s tag hook wherever a hook of the host\'s may answer or change the answer, and quiets it either way', async () => {
     for (const late of [false, true]) {
       const app = Fastify()
       let tagged = 0
-      app.addHook('onRequest', async (_request, reply) => { reply.header('x-ratelimit-early', '1') })
+      app.addHook('onRequest', async (request, reply) => {
+        reply.header('x-ratelimit-early', '1')
+        if (request.headers.authorization === 'no') return reply.code(401).send() // answers before the handler
+      })
       if (late) app.addHook('onSend', async (_request, reply, payload) => { reply.header('x-ratelimit-late', '1'); tagged++; return payload })
       await app.register(gpt, { prefix: '/note', form: { type: 'object' }, act: (body) => body, rateLimit: false })
       for (let i = 0; i < 3; i++) {
@@ -91,7 +98,33 @@ describe('withoutOnSend', () => {
         assert.match(String(response.headers.etag), /^"[\w-]{32}"$/)
       }
       assert.equal(tagged, late ? 3 : 0)
+      const refused = await app.inject({ url: '/note', headers: { authorization: 'no' } })
+      assert.equal(refused.statusCode, 401)
+      assert.equal(refused.headers['x-ratelimit-early'], undefined)
       await app.close()
     }
+  })
+})
+
+describe('the arrival with no hook of the host\'s', () => {
+  it('runs no onSend hook, and answers as with one (the same bytes, tag and headers)', async () => {
+    const hosts = await Promise.all([false, true].map(async (hooked) => {
+      const app = Fastify()
+      let ran = 0
+      if (hooked) app.addHook('onSend', async (_request, _reply, payload) => { ran++; return payload })
+      const context: unknown[] = []
+      app.addHook('onResponse', async (_request, reply) => { context.push((reply as unknown as Record<symbol, { onSend: unknown }>)[symbols['kRouteContext'] as symbol]?.onSend) })
+      await app.register(gpt, { prefix: '/note', form: { type: 'object' }, act: (body) => body, rateLimit: false })
+      return { app, context, ran: () => ran }
+    }))
+    for (const headers of [{}, { accept: 'text/html' }, { 'if-none-match': '*' }]) {
+      const [plain, hooked] = await Promise.all(hosts.map(({ app }) => app.inject({ url: '/note', headers })))
+      const { date: _a, ...one } = plain!.headers
+      const { date: _b, ...other } = hooked!.headers
+      assert.deepEqual(one, other)
+      assert.equal(plain!.body, hooked!.body)
+    }
+    assert.deepEqual(hosts[0]!.context, [null, null, null])
+    assert.equal(hosts[1]!.ran(), 3)
   })
 })
