@@ -12,7 +12,7 @@ import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '.
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from '../parse/parse.ts'
-import { headersOf } from './fastify-internals.ts'
+import { headersOf, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {
@@ -44,11 +44,13 @@ function rejecter (explain: boolean): Reject {
   if (!explain) {
     return (request, reply, reason) => {
       request.log.debug({ reason }, 'gpt: act rejected')
+      closeIfUnread(request, reply)
       return reply.code(204).send()
     }
   }
   return (request, reply, reason, errors) => {
     request.log.debug({ reason }, 'gpt: act rejected')
+    closeIfUnread(request, reply)
     // An array of thousands of wrong items fails thousands of times: the first ones say enough.
     const all = Array.isArray(errors) ? errors : undefined
     const shown = all !== undefined && all.length > EXPLAINED ? { errors: all.slice(0, EXPLAINED), omitted: all.length - EXPLAINED } : { errors }
@@ -284,6 +286,9 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
 function actHandler (settings: Settings, reject: Reject) {
   const { act, actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+    // Where the route has no hook but the act's onSend, it comes off while no failed act is on
+    // its way through the error path (see actSend): every other answer is made here.
+    if (failing === 0) withoutOnSend(reply)
     const body = request.body
     if (body instanceof Rejected) return reject(request, reply, body.reason)
     const invalid = request.validationError
@@ -318,6 +323,8 @@ function actHandler (settings: Settings, reject: Reject) {
 interface Failure {
   readonly status: 500 | 503
   readonly headers: ReturnType<FastifyReply['getHeaders']>
+  /** Its answer has passed actSend once (and left `failing`). */
+  answered: boolean
 }
 
 /** The acts that failed and went to Fastify's error path, until their bare answer is sent. */
@@ -351,6 +358,7 @@ class Outcome {
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
+    quiet(reply) // (headers the act itself set: no hook can have)
     return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
   }
 
@@ -363,7 +371,7 @@ class Outcome {
       this.#request.log.error({ err: errorOf(error) }, 'gpt: act failed')
       return this.#reply
     }
-    failures.set(this.#request, { status: 500, headers: this.#headers })
+    this.#failing(500)
     throw new GPT_ERR_ACT_FAILED(this.#path, how, { cause: errorOf(error) })
   }
 
@@ -373,8 +381,15 @@ class Outcome {
       this.#request.log.warn('gpt: act timed out')
       return this.#reply
     }
-    failures.set(this.#request, { status: 503, headers: this.#headers })
+    this.#failing(503)
     throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
+  }
+
+  /** Marks the act failed, and puts the act's onSend back on its route for the answer to come. */
+  #failing (status: 500 | 503): void {
+    failures.set(this.#request, { status, headers: this.#headers, answered: false })
+    failing++
+    restoreOnSend(this.#reply, actSend)
   }
 }
 
@@ -392,21 +407,37 @@ function errorOf (thrown: unknown): Error | undefined {
 }
 
 /**
+ * Failed acts between their failure and their answer. While any is, no act's route loses its
+ * onSend: the answer a host's error handler makes for it must pass through actSend. (One that
+ * never reaches actSend only keeps the hook on, which costs time, not correctness.)
+ */
+let failing = 0
+
+/**
  * The act's own onSend: after a failed act, whatever the error handler answered, the client gets
  * the bare 500 (or 503) with the headers from before the act; after a body that stopped
  * arriving, whatever answers it (a rejection, a 412, a host's hook) adds `connection: close`, so
- * Node closes the connection once the answer is written instead of waiting for the rest.
+ * Node closes the connection once the answer is written instead of waiting for the rest. Where
+ * the route has no other hook, it comes off the route (withoutOnSend): the handler's answers do
+ * the same themselves, and a failure puts it back.
  */
 function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   quiet(reply)
   const failure = failures.get(request)
   if (failure !== undefined) {
+    if (!failure.answered) failing--
+    failure.answered = true
     for (const name of Object.keys(reply.getHeaders())) {
       if (!Object.hasOwn(failure.headers, name)) reply.removeHeader(name)
     }
     reply.headers(failure.headers).code(failure.status)
     return done(null, null)
   }
-  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
+  closeIfUnread(request, reply)
   done(null, payload)
+}
+
+/** `connection: close` after a body that stopped arriving (see actSend). */
+function closeIfUnread (request: FastifyRequest, reply: FastifyReply): void {
+  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
 }

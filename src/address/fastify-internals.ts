@@ -54,3 +54,11 @@ export function withoutOnSend (reply: FastifyReply): boolean {
 }
 
 const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']
+
+/** Puts `hook` back as the only onSend hook of `reply`'s route, where withoutOnSend took it off. */
+export function restoreOnSend (reply: FastifyReply, hook: unknown): void {
+  const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
+  if (context !== null && typeof context === 'object' && (context as Record<string, unknown>)['onSend'] === null) {
+    (context as Record<string, unknown>)['onSend'] = [hook]
+  }
+}

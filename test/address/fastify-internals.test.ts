@@ -128,3 +128,51 @@ describe('the arrival with no hook of the host\'s', () => {
     assert.equal(hosts[1]!.ran(), 3)
   })
 })
+
+describe('the act with no hook of the host\'s', () => {
+  it('answers every failed act with the bare 500, whatever succeeds or fails beside it (fast-check)', async () => {
+    // The act's onSend comes off its route after a success and goes back on for each failure: a
+    // failure's answer, made by the host's slow error handler, must still pass through it.
+    const app = Fastify()
+    let onSend: unknown = 'unread'
+    app.addHook('onResponse', async (_request, reply) => { onSend = (reply as unknown as Record<symbol, { onSend: unknown }>)[symbols['kRouteContext'] as symbol]?.onSend })
+    app.setErrorHandler(async (_error, _request, reply) => {
+      await new Promise((resolve) => setTimeout(resolve, 5)) // others' acts run meanwhile
+      return reply.code(418).header('x-host', 'leaked').send({ leaked: true })
+    })
+    const form = { type: 'object', properties: { do: { enum: ['ok', 'throw', 'reject', 'slow'] } }, required: ['do'] } as const
+    await app.register(gpt, {
+      prefix: '/a',
+      form,
+      rateLimit: false,
+      act: (body) => {
+        if (body.do === 'throw') throw new Error('no')
+        if (body.do === 'reject') return Promise.reject(new Error('no'))
+        if (body.do === 'slow') return new Promise((resolve) => setTimeout(() => resolve({ did: 'slow' }), 3))
+        return { did: 'ok' }
+      }
+    })
+    const kind = fc.constantFrom('ok', 'throw', 'reject', 'slow', 'refused')
+    await fc.assert(fc.asyncProperty(fc.array(kind, { minLength: 1, maxLength: 12 }), async (kinds) => {
+      const answers = await Promise.all(kinds.map((what) => app.inject({ method: 'POST', url: '/a', payload: what === 'refused' ? '{"do":1}' : JSON.stringify({ do: what }) })))
+      answers.forEach((answer, i) => {
+        const what = kinds[i]
+        if (what === 'ok' || what === 'slow') {
+          assert.equal(answer.statusCode, 200)
+          assert.deepEqual(answer.json(), { did: what })
+        } else if (what === 'refused') {
+          assert.equal(answer.statusCode, 204)
+          assert.equal(answer.body, '')
+        } else {
+          assert.equal(answer.statusCode, 500, what)
+          assert.equal(answer.body, '')
+          assert.equal(answer.headers['x-host'], undefined)
+        }
+      })
+    }), { numRuns: 60 })
+    // Once every failure has been answered, a success takes the hook off again.
+    assert.equal((await app.inject({ method: 'POST', url: '/a', payload: '{"do":"ok"}' })).statusCode, 200)
+    assert.equal(onSend, null)
+    await app.close()
+  })
+})
