@@ -1,13 +1,15 @@
 import type { FastifyReply } from 'fastify'
 import symbols from 'fastify/lib/symbols.js'
 
+// The one place that reads Fastify's internals (docs/architecture.md): a reply's headers, and a
+// route's settled hooks. Without a symbol (a Fastify that renamed it), each function falls back to
+// the public API or leaves the route as it is.
+
 /**
- * The one place that reads Fastify's internals (docs/architecture.md). Until it writes them, Fastify keeps a reply's
- * headers in an object of its own under a private symbol; `reply.getHeaders()` copies it and
- * Node's headers into a new object with two spreads (Node's a dictionary made for the call),
- * which was a measurable share of a small request's CPU when every answer read it
- * (docs/benchmarks.md, "The small-request gap"). Without that symbol (a Fastify that renamed
- * it), every function here falls back to `getHeaders()`.
+ * Until it writes them, Fastify keeps a reply's headers in an object of its own;
+ * `reply.getHeaders()` copies it and Node's headers into a new object with two spreads (Node's a
+ * dictionary made for the call), a measurable share of a small request's CPU when every answer
+ * read it (docs/benchmarks.md, "The small-request gap").
  */
 const STORE = symbols['kReplyHeaders']
 
@@ -35,6 +37,12 @@ export function headersOf (reply: FastifyReply, store = STORE): Headers {
 
 const CONTEXT = symbols['kRouteContext']
 
+/** The settled hooks of `reply`'s route (Fastify's route context), if they can be read. */
+function hooksOf (reply: FastifyReply): Record<string, unknown> | undefined {
+  const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
+  return context !== null && typeof context === 'object' && 'onSend' in context ? context as Record<string, unknown> : undefined
+}
+
 /**
  * For a route whose onSend hooks include the caller's: whether nothing but its handler can answer
  * or change an answer. So where the route has no hook before its handler (none that could answer
@@ -44,9 +52,8 @@ const CONTEXT = symbols['kRouteContext']
  * route's hooks cannot be read.
  */
 export function withoutOnSend (reply: FastifyReply): boolean {
-  const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
-  if (context === null || typeof context !== 'object' || !('onSend' in context)) return false
-  const settled = context as Record<string, unknown>
+  const settled = hooksOf(reply)
+  if (settled === undefined) return false
   if (settled['onSend'] === null) return true
   if (!Array.isArray(settled['onSend']) || settled['onSend'].length !== 1 || BEFORE.some((phase) => settled[phase] !== null)) return false
   settled['onSend'] = null
@@ -57,8 +64,6 @@ const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']
 
 /** Puts `hook` back as the only onSend hook of `reply`'s route, where withoutOnSend took it off. */
 export function restoreOnSend (reply: FastifyReply, hook: unknown): void {
-  const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
-  if (context !== null && typeof context === 'object' && (context as Record<string, unknown>)['onSend'] === null) {
-    (context as Record<string, unknown>)['onSend'] = [hook]
-  }
+  const settled = hooksOf(reply)
+  if (settled !== undefined && settled['onSend'] === null) settled['onSend'] = [hook]
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { Redis } from 'ioredis'
 import gpt, { type ActContext, type BackgroundOptions, type GptOptions } from '../../src/index.ts'
 import { PROGRESS_BYTES, RESULT_BYTES } from '../../src/jobs/shared.ts'
@@ -42,8 +42,8 @@ describe('jobs shared through Redis, when things go wrong', () => {
   }
 
   /** Two instances of /slow sharing one key: the stepping act of test/helpers/jobs.ts. */
-  async function pair (background: BackgroundOptions = SHARED): Promise<{ a: FastifyInstance, b: FastifyInstance, stepper: Stepper }> {
-    const { app: a, stepper } = await slowHost(background, { share: { redis: client(), key: `k${key}` } } as Partial<GptOptions>)
+  async function pair (background: BackgroundOptions = SHARED, server: FastifyServerOptions = {}): Promise<{ a: FastifyInstance, b: FastifyInstance, stepper: Stepper }> {
+    const { app: a, stepper } = await slowHost(background, { share: { redis: client(), key: `k${key}` } } as Partial<GptOptions>, server)
     const { app: b } = await slowHost(background, { share: { redis: client(), key: `k${key}` } } as Partial<GptOptions>)
     apps.push(a, b)
     return { a, b, stepper }
@@ -123,11 +123,14 @@ describe('jobs shared through Redis, when things go wrong', () => {
   })
 
   it('Redis away: job addresses and control acts answer 503, an act cannot become a job (its signal aborted); Redis back empty: a running job stops', async () => {
-    const { a, b, stepper } = await pair()
+    const logged: string[] = []
+    const { a, b, stepper } = await pair(SHARED, { logger: { level: 'warn', stream: { write: (line: string) => { logged.push(line) } } } })
     const href = await begin(a, 3)
     await redis.kill()
     try {
       await away(a, b, href, stepper)
+      // The owner's signs of life fail meanwhile, and it says so (its job goes on).
+      await eventually(() => logged.some((line) => line.includes('could not renew the lease')), 'the failed renewal logged')
     } finally {
       // Back, with nothing of what it held (no persistence).
       await redis.restart()
