@@ -12,7 +12,7 @@ import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '.
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from '../parse/parse.ts'
-import { headersOf, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
+import { headerNames, headersOf, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {
@@ -427,8 +427,8 @@ function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown
   if (failure !== undefined) {
     if (!failure.answered) failing--
     failure.answered = true
-    for (const name of Object.keys(reply.getHeaders())) {
-      if (!Object.hasOwn(failure.headers, name)) reply.removeHeader(name)
+    for (const name of headerNames(reply)) {
+      if (!Object.hasOwn(failure.headers, name)) removeHeader(reply, name)
     }
     reply.headers(failure.headers).code(failure.status)
     return done(null, null)

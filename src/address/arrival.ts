@@ -6,7 +6,7 @@ import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
 import type { Content } from '../types.ts'
 import { prefers } from './negotiate.ts'
-import { headerNames, withoutOnSend } from './fastify-internals.ts'
+import { headerNames, removeHeader, withoutOnSend } from './fastify-internals.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 
@@ -233,6 +233,6 @@ export function quiet (reply: FastifyReply): void {
   for (const name of headerNames(reply)) {
     // (the first letter first: most names are content-type, etag, vary and the like)
     const first = name.charCodeAt(0) // lower case: Fastify and Node keep names so
-    if ((first === 0x72 || first === 0x78) && RATE_LIMIT_HEADER.test(name)) reply.removeHeader(name)
+    if ((first === 0x72 || first === 0x78) && RATE_LIMIT_HEADER.test(name)) removeHeader(reply, name)
   }
 }

@@ -35,6 +35,15 @@ export function headersOf (reply: FastifyReply, store = STORE): Headers {
   return held === undefined || reply.raw.getHeaderNames().length > 0 ? reply.getHeaders() : { ...held }
 }
 
+/**
+ * Takes a header off `reply`, and off Node's response too: early Fastify 5 releases (5.0.0 among
+ * them) remove it only from Fastify's own headers, leaving one set on the response directly.
+ */
+export function removeHeader (reply: FastifyReply, name: string): void {
+  reply.removeHeader(name)
+  if (!reply.raw.headersSent) reply.raw.removeHeader(name)
+}
+
 const CONTEXT = symbols['kRouteContext']
 
 /** The settled hooks of `reply`'s route (Fastify's route context), if they can be read. */
