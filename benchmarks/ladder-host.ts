@@ -201,7 +201,7 @@ function stackless (errors: { instancePath: string, message?: string }[], dataVa
   }
 }
 
-/** fastify-gpt's body reader, less its deadline (a Map entry per act; the timer is shared). */
+/** fastify-gpt's body reader as the ladder first measured it (its deadlines then a Map entry per act; the timer shared), with switches for its variants. */
 function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, close: boolean, then: (bytes: Buffer | Rejected) => void): void {
   const declared = Number(request.headers['content-length'])
   if (declared > limit) return then(new Rejected('body over the limit'))

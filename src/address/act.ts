@@ -12,7 +12,7 @@ import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '.
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { parse, ParseError } from '../parse/parse.ts'
-import { headerNames, headersOf, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
+import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {
@@ -358,7 +358,7 @@ class Outcome {
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
-    quiet(reply) // (headers the act itself set: no hook can have)
+    if (onSendOff(reply)) quiet(reply) // else actSend does (off: only the act itself can have set one)
     return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
   }
 

@@ -64,9 +64,15 @@ export function withoutOnSend (reply: FastifyReply): boolean {
   const settled = hooksOf(reply)
   if (settled === undefined) return false
   if (settled['onSend'] === null) return true
-  if (!Array.isArray(settled['onSend']) || settled['onSend'].length !== 1 || BEFORE.some((phase) => settled[phase] !== null)) return false
+  if (!Array.isArray(settled['onSend']) || settled['onSend'].length !== 1) return false
+  for (const phase of BEFORE) if (settled[phase] !== null) return false
   settled['onSend'] = null
   return true
+}
+
+/** Whether `reply`'s route runs no onSend hook now (withoutOnSend took the caller's off). */
+export function onSendOff (reply: FastifyReply): boolean {
+  return hooksOf(reply)?.['onSend'] === null
 }
 
 const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']
