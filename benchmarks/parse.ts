@@ -10,7 +10,7 @@ import secureJson from 'secure-json-parse'
 import { parse as losslessParse } from 'lossless-json'
 import { random } from '../src/check/generate.ts'
 import { parse } from '../src/parse/parse.ts'
-import { scanJs, scanWasm } from '../src/parse/scan.ts'
+import { decodeWasm, scanJs, scanWasm } from '../src/parse/scan.ts'
 
 const require = createRequire(import.meta.url)
 // json-dup-key-validator ships no types: describe the one function used
@@ -169,7 +169,9 @@ for (const c of cases) {
 const stages: Record<string, Parser> = {
   isUtf8: (body) => isUtf8(body),
   'scan (WebAssembly)': (body) => scanWasm?.(body, 64),
-  'scan (JavaScript)': (body) => scanJs(body, 64)
+  'scan (JavaScript)': (body) => scanJs(body, 64),
+  'decode (WebAssembly)': (body) => decodeWasm?.(body),
+  'decode (V8)': (body) => body.toString('utf8')
 }
 const stageRounds = Math.max(1, Math.round(ROUNDS / 3))
 const stageRows: { payload: string, stage: string, nsPerByte: number }[] = []

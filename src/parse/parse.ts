@@ -2,7 +2,7 @@
 // Policy, algorithm and figures: docs/parsing.md.
 import { Buffer, constants, isUtf8 } from 'node:buffer'
 import { findDuplicate } from './duplicate.ts'
-import { LONE, NUMBERS, TOO_DEEP, scan } from './scan.ts'
+import { LONE, NUMBERS, TOO_DEEP, decode, scan } from './scan.ts'
 import { DEFAULT_MAX_DEPTH } from '../defaults.ts'
 
 export { DEFAULT_MAX_DEPTH }
@@ -70,7 +70,7 @@ export function parse (bytes: Uint8Array, options?: ParseOptions): unknown {
   if (found === TOO_DEEP) throw new ParseError('depth')
 
   const body = bytes instanceof Buffer ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
-  const text = body.toString('utf8')
+  const text = decode(body)
   let value: unknown
   try {
     value = JSON.parse(text)

@@ -1,7 +1,8 @@
-// The structural scan behind src/parse/parse.ts: one pass over the bytes that never recurses.
-// It runs as WebAssembly SIMD (src/parse/scan.wat), sixteen bytes at a time; where WebAssembly is
-// unavailable (node --jitless, or a CPU without SIMD) the same scan runs in JavaScript.
-import { Buffer } from 'node:buffer'
+// The structural scan behind src/parse/parse.ts: one pass over the bytes that never recurses; and
+// the decoding of the bytes into the text JSON.parse reads. Both run as WebAssembly SIMD
+// (src/parse/scan.wat), sixteen bytes at a time; where WebAssembly is unavailable (node --jitless,
+// or a CPU without SIMD) the same scan runs in JavaScript, and V8 decodes.
+import { Buffer, isAscii } from 'node:buffer'
 import { SCAN_WASM } from './scan-wasm.ts'
 
 /** What `scan` returns when brackets nest deeper than maxDepth. */
@@ -20,6 +21,9 @@ export const LONE = 2
  */
 export type Scan = (body: Uint8Array, maxDepth: number) => number
 
+/** Decodes a body of valid UTF-8 (isUtf8 said so) into the string `toString('utf8')` gives. */
+export type Decode = (body: Buffer) => string
+
 // Only the few WebAssembly members used here: the project's lib has no DOM types.
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object
@@ -30,9 +34,16 @@ interface Memory { buffer: ArrayBuffer, grow: (pages: number) => number }
 const PAGE = 65536
 const PADDING = 32 // zero bytes after the body: the last block and any \u lookahead read into them
 const MAX_DEPTH = 0x7fffffff // Infinity, as the i32 the module takes
-const RETAINED = 64 * PAGE // memory kept between scans: 4 MiB
+const RETAINED = 64 * PAGE // memory kept between calls: 4 MiB
+/**
+ * Shorter bodies are decoded by V8: copying them in and the text out costs more than V8's
+ * byte-at-a-time decoding of so few (docs/parsing.md).
+ */
+export const DECODED_FROM = 128
 
-function loadWasm (): Scan | undefined {
+const decodeJs: Decode = (body) => body.toString('utf8')
+
+function loadWasm (): { scan: Scan, decode: Decode } | undefined {
   let module: object
   try {
     if (WebAssembly === undefined) return undefined
@@ -42,31 +53,54 @@ function loadWasm (): Scan | undefined {
   }
   const wasm = WebAssembly
   let memory: Memory
-  let run: (length: number, maxDepth: number) => number
+  let exports: { scan: (length: number, maxDepth: number) => number, decode: (length: number, out: number) => number }
   let bytes: Uint8Array
+  let units: Buffer // the same memory, for Node's UTF-16 decoding
   const instantiate = (): void => {
-    const { exports } = new wasm.Instance(module)
-    memory = exports.memory as Memory
-    run = exports.scan as typeof run
+    const instance = new wasm.Instance(module)
+    memory = instance.exports.memory as Memory
+    exports = instance.exports as typeof exports
     bytes = new Uint8Array(memory.buffer)
+    units = Buffer.from(memory.buffer)
   }
   instantiate()
-  return (body, maxDepth) => {
-    const end = body.length + PADDING
-    if (end > bytes.length) {
+  /** Copies the body in, with its zero bytes after it, in a memory of at least `size` bytes. */
+  const hold = (body: Uint8Array, size: number): boolean => {
+    if (size > bytes.length) {
       try {
-        memory.grow(Math.ceil((end - bytes.length) / PAGE))
-      /* c8 ignore next 3: memory.grow fails only when the process cannot have the memory (or past WebAssembly's 4 GiB), which no test can arrange; the body is then scanned in place */
+        memory.grow(Math.ceil((size - bytes.length) / PAGE))
+      /* c8 ignore next 3: memory.grow fails only when the process cannot have the memory (or past WebAssembly's 4 GiB), which no test can arrange */
       } catch {
-        return scanJs(body, maxDepth) // no memory for a copy: scan in place
+        return false
       }
       bytes = new Uint8Array(memory.buffer)
+      units = Buffer.from(memory.buffer)
     }
     bytes.set(body)
-    bytes.fill(0, body.length, end)
-    const found = run(body.length, Math.min(maxDepth, MAX_DEPTH))
-    if (bytes.length > RETAINED) instantiate() // a memory can only grow: let a large one go
-    return found
+    bytes.fill(0, body.length, body.length + PADDING)
+    return true
+  }
+  // a memory can only grow: let a large one go once it has served
+  const release = (): void => { if (bytes.length > RETAINED) instantiate() }
+  return {
+    scan: (body, maxDepth) => {
+      if (!hold(body, body.length + PADDING)) return scanJs(body, maxDepth) // no memory for a copy: scan in place
+      const found = exports.scan(body.length, Math.min(maxDepth, MAX_DEPTH))
+      release()
+      return found
+    },
+    // V8 decodes UTF-8 that is not all ASCII a byte at a time, about 2 ns a byte here; this takes
+    // ASCII sixteen bytes at a time, and UTF-16 comes out of Node at the speed of a copy.
+    decode: (body) => {
+      const length = body.length
+      if (length < DECODED_FROM) return body.toString('utf8')
+      if (isAscii(body)) return body.toString('latin1') // its own Latin-1, which V8 copies fastest
+      const out = (length + PADDING + 15) & ~15
+      if (!hold(body, out + 2 * length + PADDING)) return decodeJs(body)
+      const text = units.toString('utf16le', out, out + 2 * exports.decode(length, out))
+      release()
+      return text
+    }
   }
 }
 
@@ -137,6 +171,10 @@ function hex4 (b: Uint8Array, i: number): number {
   return unit
 }
 
+const loaded = loadWasm()
 /** The WebAssembly scan where it can run, else the JavaScript one. */
-export const scanWasm: Scan | undefined = loadWasm()
+export const scanWasm: Scan | undefined = loaded?.scan
 export const scan: Scan = scanWasm ?? scanJs
+/** The WebAssembly decoder where it can run, else V8's. */
+export const decodeWasm: Decode | undefined = loaded?.decode
+export const decode: Decode = decodeWasm ?? decodeJs

