@@ -253,15 +253,17 @@ function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limi
   if (declared > limit) return then(new Rejected('body over the limit'))
   const chunks: Buffer[] = []
   let length = 0
+  // The listeners stay on the stream, which is the request's and goes with it: taking four off
+  // cost more than the calls that come after the end (a 'close', say) and find `finished`.
+  let finished = false
   const finish = (outcome: Buffer | Rejected): void => {
+    if (finished) return
+    finished = true
     deadlines.remove(pending)
-    payload.removeListener('data', onData)
-    payload.removeListener('end', onEnd)
-    payload.removeListener('error', onError)
-    payload.removeListener('close', onGone)
     then(outcome)
   }
   const onData = (chunk: Buffer): void => {
+    if (finished) return // past the limit or the deadline: the rest is let go
     length += chunk.length
     if (length > limit) return finish(new Rejected('body over the limit'))
     chunks.push(chunk)
