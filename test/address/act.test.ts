@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { ParseError } from '../../src/parse/parse.ts'
 import { describe, it } from 'node:test'
-import Fastify, { type LightMyRequestResponse } from 'fastify'
+import Fastify, { type FastifyRequest, type LightMyRequestResponse } from 'fastify'
 import gpt, { type Act } from '../../src/index.ts'
-import { host } from '../helpers/host.ts'
+import { host, noteForm } from '../helpers/host.ts'
 
 /** The parts of a response that may differ between two rejections: everything but the date. */
 const shape = (response: LightMyRequestResponse): unknown => {
@@ -65,6 +65,32 @@ describe('§5.1 act request', () => {
     const response = await app.inject({ method: 'POST', url: '/', payload: '{"note":"a"}' })
     assert.equal(response.statusCode, 201)
     assert.deepEqual(response.json(), { made: 1 })
+  })
+
+  it('reads each body once: every act runs once and answers once, over real connections too', async () => {
+    // A request's stream still emits after its end ('close', say): none of it may read the body again.
+    const warnings: string[] = []
+    const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { warnings.push(line) } } } })
+    const requests: FastifyRequest[] = []
+    app.addHook('onResponse', (request, _reply, done) => { requests.push(request); done() })
+    const acted: unknown[] = []
+    await app.register(gpt, { form: noteForm, rateLimit: false, act: (body) => { acted.push(body); return { ok: true } } })
+    try {
+      const bodies = ['{"note":"a"}', '{"note":"b","stars":2}', '{"nope":1}', '{"note":"a","note":"b"}', '{"note":"c"}']
+      for (const payload of bodies) await app.inject({ method: 'POST', url: '/', payload })
+      await app.listen({ host: '127.0.0.1', port: 0 })
+      const { port } = app.server.address() as { port: number }
+      for (const payload of bodies) await (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: payload })).arrayBuffer()
+      await new Promise((resolve) => setTimeout(resolve, 50)) // what the streams emit after the answers
+      // the bodies the host's hooks see are still the ones read
+      const read = requests.map((request): unknown => request.body).filter((body) => acted.includes(body))
+      assert.equal(read.length, acted.length)
+      const sent = [{ note: 'a' }, { note: 'b', stars: 2 }, { note: 'c' }]
+      assert.deepEqual(acted, [...sent, ...sent])
+      assert.deepEqual(warnings, [])
+    } finally {
+      await app.close()
+    }
   })
 })
 
