@@ -6,7 +6,7 @@ import { describe, it } from 'node:test'
 import accepts from '@fastify/accepts'
 import fc from 'fast-check'
 import Fastify from 'fastify'
-import { prefers } from '../../src/address/negotiate.ts'
+import { ACCEPT_READ, prefers } from '../../src/address/negotiate.ts'
 
 const OFFERS = [['application/json', 'text/html'], ['application/x-ndjson', 'text/event-stream']] as const
 
@@ -43,5 +43,26 @@ describe('prefers', () => {
     assert.equal(prefers(request('*/*'), ['application/json', 'text/html'], 'text/html'), false)
     assert.equal(prefers(request('text/*'), ['application/json', 'text/html'], 'text/html'), false)
     assert.equal(prefers(request('text/html'), ['application/json', 'text/html'], 'text/html'), true)
+  })
+
+  it('reads a long Accept field up to its last whole range within ACCEPT_READ bytes', () => {
+    const request = (accept: string) => ({ headers: { accept } }) as Parameters<typeof prefers>[0]
+    const offered = ['application/json', 'text/html']
+    const junk = (bytes: number): string => Array.from({ length: Math.ceil(bytes / 10) }, (_, i) => `x/y${String(i).padStart(6, '0')}`).join(',')
+    // named early, then 16 KB of other ranges: decided by what is read
+    assert.equal(prefers(request(`text/html,application/json;q=0.5,${junk(16_000)}`), offered, 'text/html'), true)
+    assert.equal(prefers(request(`text/html;q=0.5,application/json,${junk(16_000)}`), offered, 'text/html'), false)
+    // named only past the bytes read: not named at all
+    assert.equal(prefers(request(`${junk(ACCEPT_READ + 100)},text/html`), offered, 'text/html'), false)
+    // a range cut by the bound is left out, not read in part: "text/html" whole just inside, its
+    // ";q=0" just outside would otherwise make it preferred
+    const filler = junk(ACCEPT_READ - 40)
+    const cut = `${filler},application/json;q=0.5,text/html${';q=0'.padEnd(60, ' ')}`
+    assert.ok(cut.indexOf('text/html') < ACCEPT_READ && cut.length > ACCEPT_READ)
+    assert.equal(prefers(request(cut), offered, 'text/html'), false)
+    // and a field within the bound is read whole
+    const whole = `${junk(ACCEPT_READ - 60)},text/html`
+    assert.ok(whole.length <= ACCEPT_READ)
+    assert.equal(prefers(request(whole), offered, 'text/html'), true)
   })
 })
