@@ -1,5 +1,5 @@
 // What every measured run must show whatever its figures: the statuses the scenario expects, no
-// errors, and both sides serving the same bytes.
+// errors, and both sides serving the same bytes; and the counts a benchmark's options give.
 import { Buffer } from 'node:buffer'
 import type { LoadSummary } from './load.ts'
 import { arrivalBytes, bodies, type Scenario, type Side } from './workload.ts'
@@ -41,4 +41,11 @@ export function exitCodeOf (problems: readonly string[]): number {
   if (problems.length === 0) return 0
   console.error(`\n${problems.length} problem(s):\n${problems.map((p) => `  ${p}`).join('\n')}`)
   return 1
+}
+
+/** Throws unless every count is a whole number of at least 1, naming the option that gave it. */
+export function requireCounts (counts: Readonly<Record<string, number>>): void {
+  for (const [name, value] of Object.entries(counts)) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
+  }
 }

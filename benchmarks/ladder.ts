@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { bodies } from './peer-forms.ts'
 import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, TICKS, writeResults, type Child } from './processes.ts'
-import { exitCodeOf } from './checks.ts'
+import { exitCodeOf, requireCounts } from './checks.ts'
 
 const RUNGS = ['bare-kept', 'fp-child', 'child', 'decorate', 'accepts', 'on-route', 'on-send', 'parser', 'strict',
   'errors', 'validator', 'handlers', 'gpt-plain', 'gpt']
@@ -44,9 +44,7 @@ const runs = Number(values.runs ?? (smoke ? 1 : 6))
 const requests = Number(values.requests ?? (smoke ? 100 : 10_000))
 const warmup = Number(values.warmup ?? requests)
 const connections = Number(values.connections ?? (smoke ? 10 : 50))
-for (const [name, value] of Object.entries({ runs, requests, warmup, connections })) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
-}
+requireCounts({ runs, requests, warmup, connections })
 const rungs = [...values.rungs.split(','), ...(values.before === undefined ? [] : ['before'])]
 for (const rung of rungs) if (!RUNGS.includes(rung) && !VARIANTS.includes(rung) && rung !== 'before') throw new Error(`--rungs: no rung ${rung}; there are ${RUNGS.join(', ')}`)
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/ladder-smoke.tmp.json' : 'benchmarks/results/ladder-latest.json'))

@@ -24,7 +24,7 @@ import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { bodies, noteArrival } from './peer-forms.ts'
 import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, rssBytes, startChild, TICKS, writeResults, type Child } from './processes.ts'
-import { exitCodeOf } from './checks.ts'
+import { exitCodeOf, requireCounts } from './checks.ts'
 
 const { values } = parseArgs({
   options: {
@@ -48,9 +48,7 @@ const requests = Number(values.requests ?? (smoke ? 100 : 20_000))
 const warmup = Number(values.warmup ?? requests)
 const connections = Number(values.connections ?? (smoke ? 10 : 50))
 const pairs = Number(values.pairs)
-for (const [name, value] of Object.entries({ runs, requests, warmup, connections, pairs })) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
-}
+requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
 type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp'

@@ -14,7 +14,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exitCodeOf, runProblems, sameAnswers } from './checks.ts'
+import { exitCodeOf, requireCounts, runProblems, sameAnswers } from './checks.ts'
 import type { LoadSummary } from './load.ts'
 import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, TICKS, writeResults, type Child } from './processes.ts'
 import { jobOf, scenarios, type Scenario, type Side } from './workload.ts'
@@ -40,9 +40,7 @@ const pairs = Number(values.pairs)
 const requests = Number(values.requests ?? (smoke ? 1000 : 60_000))
 const connections = Number(values.connections)
 const pipelining = Number(values.pipelining)
-for (const [name, value] of Object.entries({ runs, pairs, requests, connections, pipelining })) {
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number of at least 1`)
-}
+requireCounts({ runs, pairs, requests, connections, pipelining })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/steady-smoke.tmp.json' : 'benchmarks/results/steady-latest.json'))
 const SIDES: readonly Side[] = ['baseline', 'gpt']
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
+import { createInterface } from 'node:readline'
 import { after, before, describe, it } from 'node:test'
 import { freePort } from './helpers/port.ts'
 import { stopChild } from './helpers/child-host.ts'
@@ -31,10 +32,14 @@ describe('example/cluster.js with REDIS_URL: one board across the workers', () =
     redis = await redisServer()
     port = await freePort()
     cluster = spawn(process.execPath, ['example/cluster.js'], {
-      env: { ...process.env, WORKERS: '2', PORT: String(port), RATE_MAX: '0', LOG_LEVEL: 'error', REDIS_URL: `redis://127.0.0.1:${redis.port}` },
-      stdio: 'inherit'
+      env: { ...process.env, WORKERS: '2', PORT: String(port), RATE_MAX: '0', LOG_LEVEL: 'info', REDIS_URL: `redis://127.0.0.1:${redis.port}` },
+      stdio: ['ignore', 'pipe', 'inherit']
     })
-    await until(() => send(port, 'GET').then((r) => r.status === 200, () => false), 'the workers listen')
+    // Both workers, not the first to answer: a test that ran on one alone would prove nothing, and a
+    // worker still starting when the primary stops cannot reach it to listen.
+    let listening = 0
+    createInterface({ input: cluster.stdout! }).on('line', (line) => { if (line.includes('Server listening at')) listening++ })
+    await until(() => listening === 2, 'both workers listen')
   })
   after(async () => {
     await stopChild(cluster)
