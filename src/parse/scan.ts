@@ -93,7 +93,7 @@ function loadWasm (): { scan: Scan, decode: Decode } | undefined {
     // ASCII sixteen bytes at a time, and UTF-16 comes out of Node at the speed of a copy.
     decode: (body) => {
       const length = body.length
-      if (length < DECODED_FROM) return body.toString('utf8')
+      if (length < DECODED_FROM) return decodeJs(body)
       if (isAscii(body)) return body.toString('latin1') // its own Latin-1, which V8 copies fastest
       const out = (length + PADDING + 15) & ~15
       if (!hold(body, out + 2 * length + PADDING)) return decodeJs(body)
