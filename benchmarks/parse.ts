@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus } from 'node:os'
 import { deepStrictEqual } from 'node:assert/strict'
+import fc from 'fast-check'
 import secureJson from 'secure-json-parse'
 import { parse as losslessParse } from 'lossless-json'
 import { random } from '../src/check/generate.ts'
@@ -184,6 +185,22 @@ for (const c of cases) {
   }
 }
 
+// The decoder's worst text: a random search over texts of ASCII runs and code points of every
+// UTF-8 length, each repeated to 16 KB, for the highest ratio of its time to V8's on the same
+// bytes; the five worst of the first pass are measured again, five times each.
+const piece = fc.oneof(fc.constantFrom('é', 'ß', '€', '✓', '😀', '\u{10ffff}'), fc.integer({ min: 1, max: 24 }).map((n) => 'a'.repeat(n)))
+const searched = fc.sample(fc.array(piece, { minLength: 1, maxLength: 8 }), { numRuns: quick ? 4 : 200, seed: 20261202 })
+const decoders: Record<'wasm' | 'v8', Parser> = { wasm: (body) => decodeWasm?.(body), v8: (body) => body.toString('utf8') }
+const ratioOf = (body: Buffer): number => measure(decoders.wasm, body, ROUND_NS / 20) / measure(decoders.v8, body, ROUND_NS / 20)
+const candidates = searched.map((parts) => {
+  const unit = parts.join('')
+  const body = Buffer.from(JSON.stringify(unit.repeat(Math.ceil(16_384 / Buffer.byteLength(unit)))))
+  if (decodeWasm?.(body) !== body.toString('utf8')) throw new Error(`the decoder and V8 disagree on ${JSON.stringify(unit)}`)
+  return { unit, body, ratio: ratioOf(body) }
+}).sort((a, b) => b.ratio - a.ratio).slice(0, 5)
+const worstDecode = candidates.map(({ unit, body }) => ({ unit, bytes: body.length, ratio: Math.round(median(Array.from({ length: 5 }, () => ratioOf(body))) * 100) / 100 }))
+  .sort((a, b) => b.ratio - a.ratio)[0]
+
 /** Backslashes (escapes) and bytes of non-ASCII characters per KiB of a payload. */
 function composition (body: Buffer): { escapesPerKiB: number, nonAsciiPerKiB: number } {
   let escapes = 0
@@ -211,11 +228,12 @@ console.log('|' + widths.map((w, i) => i < 2 ? '-'.repeat(w + 1) + '-|' : '-'.re
 for (const r of table) console.log(line(r))
 console.log(`\nalone, median ns per byte (${stageRounds} round(s)): ` + cases.map((c) => `${c.name}: ` +
   stageRows.filter((r) => r.payload === c.name).map((r) => `${r.stage} ${r.nsPerByte}`).join(', ')).join('; '))
+console.log(`\nthe decoder's worst of ${searched.length} searched texts: ${JSON.stringify(worstDecode?.unit)} repeated to ${worstDecode?.bytes} B, ${worstDecode?.ratio}x the time of V8's decoding`)
 console.log('\npayload composition: ' + payloads.map((p) => `${p.payload}: ${p.escapesPerKiB} escapes and ${p.nonAsciiPerKiB} non-ASCII bytes per KiB`).join('; '))
 
 const dir = new URL('./results/', import.meta.url)
 mkdirSync(dir, { recursive: true })
 const file = new URL(quick ? 'parse-latest.tmp.json' : 'parse-latest.json', dir)
-writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu, quick, rounds: ROUNDS, payloads, rows, stages: stageRows }, null, 2) + '\n')
+writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, cpu, quick, rounds: ROUNDS, payloads, rows, stages: stageRows, worstDecode }, null, 2) + '\n')
 console.log(`\nwritten to ${file.pathname}`)
 if (sink === Symbol.for('never')) console.log('')
