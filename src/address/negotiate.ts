@@ -21,7 +21,7 @@ export function prefers (request: FastifyRequest, offered: readonly string[], wa
 
 /**
  * The most of an Accept field negotiation reads. A browser sends about 150 bytes; Node lets a
- * client send 16 KB of header fields, 1,600 ranges that negotiator parses and sorts in several
- * milliseconds, for a GET that otherwise costs some 30 µs.
+ * client send 16 KB of header fields, 1,600 ranges that negotiator parses and sorts in 1 to 3 ms,
+ * for a GET that otherwise costs some 30 µs; read up to here, they cost about 50 µs.
  */
 export const ACCEPT_READ = 512
