@@ -70,10 +70,11 @@ export function poll (votes = { tabs: 0, spaces: 0 }) {
 /**
  * A slow act that outlives its request (docs/jobs.md): counts the letters of each word, a word
  * every `stepMs` ms, reporting each as progress. Still running after `after` ms, its answer is the
- * handle of a job address to follow.
- * @param {{ stepMs?: number, after?: number, prefix?: string }} [options]
+ * handle of a job address to follow. With `share` (`{ redis }`), its jobs live in Redis: any
+ * instance answers a job's address, control acts and stream, while the act runs where it started.
+ * @param {{ stepMs?: number, after?: number, prefix?: string, share?: { redis: object, key?: string } }} [options]
  */
-export function slow ({ stepMs = 1000, after = 1500, prefix = '/slow' } = {}) {
+export function slow ({ stepMs = 1000, after = 1500, prefix = '/slow', share } = {}) {
   return {
     prefix,
     prompt: 'Counts the letters of each word you send, slowly: about a second a word. When it takes longer than a moment, the answer names a job address: GET it for the progress and the result.',
@@ -92,6 +93,7 @@ export function slow ({ stepMs = 1000, after = 1500, prefix = '/slow' } = {}) {
       additionalProperties: false
     },
     type: 'slow',
+    ...(share === undefined ? {} : { share }),
     background: { after, keep: 600_000, maxJobs: 20, poll: 1000 },
     async * act ({ words }, _request, _reply, { signal }) {
       const letters = {}

@@ -4,20 +4,29 @@
 //   curl -s localhost:3000        the note board's arrival: {p, m, s}
 //   curl -s localhost:3000 -d '{"note":"hello"}'
 //   REDIS_URL=redis://127.0.0.1:6379 npm start
-//                                 rate limits and the board shared through Redis (needs ioredis),
-//                                 with every other host given the same REDIS_URL
+//                                 rate limits, the board and /slow's jobs shared through Redis
+//                                 (needs ioredis), with every other host given the same REDIS_URL
 //   RATE_MAX=0                    no rate limit (RATE_MAX=n: n requests a minute per client)
+//   SLOW_STEP_MS=250              /slow counts a word every 250 ms instead of every second
+//   WORKER_HEADER=1               every answer names the process that sent it (x-worker: <pid>),
+//                                 to see which worker of example/cluster.js answered
 import Fastify from 'fastify'
 import gpt from 'fastify-gpt'
 import { noteBoard, poll, slow } from './addresses.js'
 
 const redis = process.env.REDIS_URL === undefined ? undefined : await redisClient(process.env.REDIS_URL)
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+// Before the addresses register: a hook reaches only the contexts created after it.
+if (process.env.WORKER_HEADER === '1') app.addHook('onSend', async (_request, reply) => { reply.header('x-worker', String(process.pid)) })
+
+// With Redis, the board and /slow's jobs are one across every host: any of them answers a job.
+const share = redis === undefined ? {} : { share: { redis } }
+const stepMs = process.env.SLOW_STEP_MS === undefined ? {} : { stepMs: Number(process.env.SLOW_STEP_MS) }
 
 // The board names the poll and the slow act in its arrival's l (docs/links.md): GET / | jq .l
-await app.register(gpt, { ...noteBoard(redis === undefined ? {} : { share: { redis } }), links: ['/poll', '/slow'], ...limits() })
+await app.register(gpt, { ...noteBoard(share), links: ['/poll', '/slow'], ...limits() })
 await app.register(gpt, { ...poll(), ...limits() })
-await app.register(gpt, { ...slow(), ...limits() })
+await app.register(gpt, { ...slow({ ...share, ...stepMs }), ...limits() })
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
