@@ -102,6 +102,10 @@ export const GPT_ERR_CONTENT_TOO_LARGE = createError<'GPT_ERR_CONTENT_TOO_LARGE'
 export const GPT_ERR_LINK_INVALID = createError<'GPT_ERR_LINK_INVALID', Named>(
   'GPT_ERR_LINK_INVALID', 'fastify-gpt address %s: a link is invalid: %s')
 
+/** Links whose `Link` header field, with any the reply already carries, would pass 8192 bytes: Node's clients refuse 16 KiB of headers in all. */
+export const GPT_ERR_LINK_HEADER_TOO_LARGE = createError<'GPT_ERR_LINK_HEADER_TOO_LARGE', Named>(
+  'GPT_ERR_LINK_HEADER_TOO_LARGE', 'fastify-gpt address %s: the Link header is too large: %s')
+
 /** A link to a path on this host where no fastify-gpt address is registered (checked when the host is ready). */
 export const GPT_ERR_LINK_UNRESOLVED = createError<'GPT_ERR_LINK_UNRESOLVED', Named>(
   'GPT_ERR_LINK_UNRESOLVED', 'fastify-gpt address %s: a link names no address on this host: %s')

@@ -1,4 +1,5 @@
 import { GPT_ERR_LINK_INVALID } from '../errors.ts'
+import { boundLinkHeader, linkHeader } from './header.ts'
 
 // What an address may say of the addresses it names (Appendix B, "Composition"): each link is a
 // path on this host, whose description the plugin derives from that address's own prompt, or an
@@ -60,6 +61,8 @@ export function resolveLinks (value: unknown, path: string, pointer: string, sel
     seen.add(target.href)
     targets.push(target)
   }
+  // Only href and rel go in the field, so its size is fixed here, whatever the targets' prompts say.
+  boundLinkHeader('', linkHeader(targets), path, pointer)
   return Object.freeze(targets)
 }
 
