@@ -30,6 +30,9 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     working: compileForm(CONTROL_FORMS.working, `${base}/<id>`),
     done: compileForm(CONTROL_FORMS.done, `${base}/<id>`)
   }
+  // A job address is a capability: nothing under it logs at info or below (Fastify's request lines
+  // hold the URL), its 404s included; the instance's level is every route's and its 404 handler's.
+  const logLevel = LEVELS.includes(instance.log.level) ? 'warn' as const : undefined
   await instance.register(async (jobs) => {
     jobs.setErrorHandler(function onError (error: FastifyError, request, reply) {
       if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
@@ -38,14 +41,18 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
         request.log.debug({ reason: error.code }, 'gpt: control act rejected')
         return reply.code(204).send()
       }
-      throw error
+      // A host's refusal (an auth hook's 401) is the host's to answer; a failure is answered here,
+      // since Fastify's own error log would carry the request, and with it the id.
+      if (error.statusCode !== undefined && error.statusCode < 500) throw error
+      request.log.error({ err: error }, 'gpt: a job route failed')
+      return reply.code(500).send()
     })
+    // Anything else under the jobs' prefix (a trailing slash, another case, another method) is no
+    // job: the bare 404 a forgotten job gets, not the host's, which logs the URL at info.
+    jobs.setNotFoundHandler(function noJob (_request, reply) { return reply.code(404).send() })
     jobs.removeAllContentTypeParsers()
     jobs.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CONTROL_LIMIT }, (_request, body, done) => { done(null, body) })
-    // A job address is a capability: its id never goes to the log at info (the request lines).
-    const level = LEVELS.includes(instance.log.level) ? 'warn' as const : undefined
     const common = {
-      ...(level === undefined ? {} : { logLevel: level }),
       // Minted at run time and reached only through a handle: never in a host's OpenAPI document.
       schema: { hide: true } as FastifySchema,
       // Polled, so limited apart from the address's own acts (where the address limits at all).
@@ -130,9 +137,12 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
       // A client leaving ends its stream only: the job goes on (never cancelled by a disconnect).
       const left = new AbortController()
       reply.raw.once('close', () => { left.abort() })
+      // Node sends a stream's head with its first bytes, which may be a heartbeat away: the head
+      // goes at once, when Fastify pipes the stream (its header fields are set by then).
+      reply.raw.once('pipe', () => { reply.raw.flushHeaders() })
       return reply.send(Readable.from(framed(framing, source.events(job.id, cursor, background.heartbeat, left.signal)), { objectMode: false }))
     })
-  }, { prefix: '/jobs' })
+  }, { prefix: '/jobs', ...(logLevel === undefined ? {} : { logLevel }) })
 }
 
 /** A job's events in `framing`: its opening, then each event, and its heartbeat for each `null`. */

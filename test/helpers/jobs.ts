@@ -32,11 +32,13 @@ export interface Stepper {
 
 /**
  * A host whose address at /slow steps `steps` times, each step waiting on a gate of the test's
- * and then reporting `{ step, of, message }`, and returns `{ steps }`.
+ * and then reporting `{ step, of, message }`, and returns `{ steps }`. `host` adds the host's own
+ * hooks before the address is registered.
  */
-export async function slowHost (background: BackgroundOptions | undefined, more: Partial<GptOptions> = {}, server: FastifyServerOptions = {}): Promise<{ app: FastifyInstance, stepper: Stepper }> {
+export async function slowHost (background: BackgroundOptions | undefined, more: Partial<GptOptions> = {}, server: FastifyServerOptions = {}, host?: (app: FastifyInstance) => void): Promise<{ app: FastifyInstance, stepper: Stepper }> {
   const stepper: Stepper = { signals: [], gates: Array.from({ length: 101 }, () => gate()), ended: [] }
   const app = Fastify(server)
+  host?.(app)
   await app.register(gpt, {
     prefix: '/slow',
     form: stepsForm,
