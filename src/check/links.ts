@@ -1,3 +1,5 @@
+import { stronglyConnected } from '../json/scc.ts'
+import { isObject } from '../json/value.ts'
 import { parse } from '../parse/parse.ts'
 import { wrongMembers } from './arrival.ts'
 import { held, type Answer, type Client } from './client.ts'
@@ -20,7 +22,6 @@ const KEPT = 100
 const MAX_SHOWN = 2048
 
 const mediaType = (response: Response): string => (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value)
 
 /** What one GET of a target came to: an arrival (with what its `l` names), not an address, or not read. */
 type Reading =
@@ -169,51 +170,15 @@ export async function followLinks (client: Client, route: { send: Send }, arriva
 /**
  * The loops among the addresses read: each set of addresses that lead to one another through
  * links (a strongly connected part of the graph with a cycle in it: two or more addresses, or one
- * naming itself), in the order they were read. Tarjan's algorithm, with a stack of its own.
+ * naming itself), in the order they were read.
  */
 export function loops (nodes: readonly { readonly url: string, readonly links: readonly string[] }[]): string[][] {
   const index = new Map(nodes.map((node, i) => [node.url, i]))
   const edges = nodes.map((node) => [...new Set(node.links.map((href) => index.get(href)).filter((i): i is number => i !== undefined))])
-  const order = new Array<number>(nodes.length).fill(-1)
-  const low = new Array<number>(nodes.length).fill(0)
-  const onStack = new Array<boolean>(nodes.length).fill(false)
-  const stack: number[] = []
-  const found: number[][] = []
-  let counter = 0
-  for (let root = 0; root < nodes.length; root++) {
-    if (order[root] !== -1) continue
-    const frames: [node: number, edge: number][] = [[root, 0]]
-    order[root] = low[root] = counter++
-    stack.push(root)
-    onStack[root] = true
-    while (frames.length > 0) {
-      const frame = frames[frames.length - 1] as [number, number]
-      const [v, e] = frame
-      const out = edges[v] as number[]
-      if (e < out.length) {
-        frame[1]++
-        const w = out[e] as number
-        if (order[w] === -1) {
-          order[w] = low[w] = counter++
-          stack.push(w)
-          onStack[w] = true
-          frames.push([w, 0])
-        } else if (onStack[w] === true) low[v] = Math.min(low[v] as number, order[w] as number)
-        continue
-      }
-      frames.pop()
-      const parent = frames[frames.length - 1]
-      if (parent !== undefined) low[parent[0]] = Math.min(low[parent[0]] as number, low[v] as number)
-      if (low[v] !== order[v]) continue
-      const part: number[] = []
-      let w: number
-      do {
-        w = stack.pop() as number
-        onStack[w] = false
-        part.push(w)
-      } while (w !== v)
-      if (part.length > 1 || (edges[v] as number[]).includes(v)) found.push(part.sort((a, b) => a - b))
-    }
-  }
-  return found.sort((a, b) => (a[0] as number) - (b[0] as number)).map((part) => part.map((i) => (nodes[i] as { url: string }).url))
+  const cyclic = (part: number[]): boolean => part.length > 1 || (edges[part[0] as number] as number[]).includes(part[0] as number)
+  return stronglyConnected(nodes.keys(), (i) => edges[i] as number[])
+    .filter(cyclic)
+    .map((part) => part.sort((a, b) => a - b))
+    .sort((a, b) => (a[0] as number) - (b[0] as number))
+    .map((part) => part.map((i) => (nodes[i] as { url: string }).url))
 }
