@@ -62,6 +62,9 @@ function noCommonType (schema: JsonObject): boolean {
   return common !== undefined && common.size === 0
 }
 
+/** The extent of a subschema, as one form's `extents` gives it. */
+type Of = (schema: Json) => Extent
+
 /** The extent of every subschema of one form, each computed once. */
 export function extents (form: Json): (schema: Json) => Extent {
   const done = new Map<object, Extent>()
@@ -81,127 +84,128 @@ export function extents (form: Json): (schema: Json) => Extent {
     }
     open.add(schema)
     const before = tainted
-    const result = compute(schema)
+    const result = compute(form, schema, of)
     open.delete(schema)
     if (tainted === before) done.set(schema, result)
     return result
   }
-
-  const compute = (schema: JsonObject): Extent => {
-    const never = schema['not']
-    if (never === true || (isObject(never) && Object.keys(never).length === 0)) return NOTHING
-    if (noCommonType(schema)) return NOTHING
-    let extent = own(schema)
-    const target = refTarget(schema['$ref'])
-    if (target !== undefined) {
-      const to = resolve(form, target)
-      if (to !== undefined) extent = both(extent, of(to))
-    }
-    for (const branch of listOf(schema['allOf'])) extent = both(extent, of(branch))
-    for (const key of ['anyOf', 'oneOf']) {
-      const branches = listOf(schema[key])
-      if (branches.length > 0) extent = both(extent, branches.map(of).reduce(either, NOTHING))
-    }
-    return extent
-  }
-
-  const own = (schema: JsonObject): Extent => {
-    const values = literals(schema)
-    if (values !== undefined) {
-      return values.reduce<Extent>((sum, value) => either(sum, { minBytes: bytes(value), maxBytes: bytes(value), minDepth: depth(value), maxDepth: depth(value) }), NOTHING)
-    }
-    const types = ownTypes(schema) ?? new Set<TypeName>(TYPES)
-    let extent = NOTHING
-    for (const type of types) extent = either(extent, ofType(schema, type))
-    return extent
-  }
-
-  const ofType = (schema: JsonObject, type: TypeName): Extent => {
-    const number = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
-    switch (type) {
-      case 'null': return { minBytes: 4, maxBytes: 4, minDepth: 0, maxDepth: 0 }
-      case 'boolean': return { minBytes: 4, maxBytes: 5, minDepth: 0, maxDepth: 0 }
-      case 'number': case 'integer': {
-        const low = number('minimum') ?? number('exclusiveMinimum')
-        const high = number('maximum') ?? number('exclusiveMaximum')
-        if (low !== undefined && high !== undefined && (low > high || (low === high && ('exclusiveMinimum' in schema || 'exclusiveMaximum' in schema)))) return NOTHING
-        const least = low !== undefined && low > 0 ? String(Math.ceil(low)).length : high !== undefined && high < 0 ? String(Math.floor(high)).length : 1
-        const most = type === 'integer' && low !== undefined && high !== undefined
-          ? Math.max(String(Math.ceil(low)).length, String(Math.floor(high)).length)
-          : NUMBER_BYTES
-        return { minBytes: least, maxBytes: Math.max(least, most), minDepth: 0, maxDepth: 0 }
-      }
-      case 'string': {
-        const max = number('maxLength')
-        if ((number('minLength') ?? 0) > (max ?? Infinity)) return NOTHING
-        return { minBytes: 2 + (number('minLength') ?? 0), maxBytes: max === undefined ? Infinity : 2 + CHAR_BYTES * max, minDepth: 0, maxDepth: 0 }
-      }
-      case 'array': return (number('minItems') ?? 0) > (number('maxItems') ?? Infinity) ? NOTHING : array(schema, number('minItems') ?? 0, number('maxItems'))
-      case 'object': return object(schema)
-    }
-  }
-
-  const array = (schema: JsonObject, minItems: number, maxItems: number | undefined): Extent => {
-    const prefix = listOf(schema['prefixItems'])
-    const rest = schema['items'] ?? true
-    const item = (i: number): Json => (i < prefix.length ? prefix[i] as Json : rest)
-    let minBytes = 2 + Math.max(0, minItems - 1)
-    let minDepth = 1
-    // The prefix one by one, then every further item at once: the same schema, so the same
-    // extent, however many items minItems asks for (the work is the form's size, not its numbers).
-    for (let i = 0; i < Math.min(minItems, prefix.length) && minBytes < Infinity; i++) {
-      const e = of(item(i))
-      minBytes += e.minBytes
-      minDepth = Math.max(minDepth, 1 + e.minDepth)
-    }
-    if (minItems > prefix.length && minBytes < Infinity) {
-      const e = of(rest)
-      minBytes += (minItems - prefix.length) * e.minBytes
-      minDepth = Math.max(minDepth, 1 + e.minDepth)
-    }
-    const count = rest === false ? Math.min(prefix.length, maxItems ?? Infinity) : maxItems ?? Infinity
-    let maxBytes = 2 + Math.max(0, count - 1)
-    let maxDepth = 1
-    for (let i = 0; i < Math.min(count, prefix.length + 1); i++) {
-      const e = of(item(i))
-      if (e.minBytes === Infinity) continue
-      maxBytes += (i < prefix.length ? 1 : count - prefix.length) * e.maxBytes
-      maxDepth = Math.max(maxDepth, 1 + e.maxDepth)
-    }
-    if (count === Infinity) maxBytes = Infinity
-    return minBytes === Infinity ? NOTHING : { minBytes, maxBytes, minDepth, maxDepth }
-  }
-
-  const object = (schema: JsonObject): Extent => {
-    const properties = isObject(schema['properties']) ? schema['properties'] : {}
-    const required = listOf(schema['required']).filter((name): name is string => typeof name === 'string')
-    const extra = schema['additionalProperties'] ?? true
-    const member = (name: string): Json => (Object.hasOwn(properties, name) ? properties[name] as Json : extra)
-    let minBytes = 2 + Math.max(0, required.length - 1)
-    let minDepth = 1
-    for (const name of new Set(required)) {
-      const e = of(member(name))
-      minBytes += bytes(name) + 1 + e.minBytes
-      minDepth = Math.max(minDepth, 1 + e.minDepth)
-    }
-    const open = extra !== false || schema['patternProperties'] !== undefined
-    let maxBytes = 2 + Math.max(0, Object.keys(properties).length - 1)
-    let maxDepth = 1
-    for (const name of Object.keys(properties)) {
-      const e = of(properties[name] as Json)
-      if (e.minBytes === Infinity) continue
-      maxBytes += bytes(name) + 1 + e.maxBytes
-      maxDepth = Math.max(maxDepth, 1 + e.maxDepth)
-    }
-    if (open) {
-      maxBytes = Infinity
-      maxDepth = Math.max(maxDepth, 1 + of(extra).maxDepth)
-      for (const item of Object.values(isObject(schema['patternProperties']) ? schema['patternProperties'] : {})) {
-        maxDepth = Math.max(maxDepth, 1 + of(item).maxDepth)
-      }
-    }
-    return minBytes === Infinity ? NOTHING : { minBytes, maxBytes, minDepth, maxDepth }
-  }
-
   return of
+}
+
+/** A schema's own extent, narrowed by where its `$ref` leads, its allOf and its unions. */
+function compute (form: Json, schema: JsonObject, of: Of): Extent {
+  const never = schema['not']
+  if (never === true || (isObject(never) && Object.keys(never).length === 0)) return NOTHING
+  if (noCommonType(schema)) return NOTHING
+  let extent = own(schema, of)
+  const target = refTarget(schema['$ref'])
+  if (target !== undefined) {
+    const to = resolve(form, target)
+    if (to !== undefined) extent = both(extent, of(to))
+  }
+  for (const branch of listOf(schema['allOf'])) extent = both(extent, of(branch))
+  for (const key of ['anyOf', 'oneOf']) {
+    const branches = listOf(schema[key])
+    if (branches.length > 0) extent = both(extent, branches.map(of).reduce(either, NOTHING))
+  }
+  return extent
+}
+
+/** The extent of the values a schema's own keywords admit: its literals, or each type it allows. */
+function own (schema: JsonObject, of: Of): Extent {
+  const values = literals(schema)
+  if (values !== undefined) {
+    return values.reduce<Extent>((sum, value) => either(sum, { minBytes: bytes(value), maxBytes: bytes(value), minDepth: depth(value), maxDepth: depth(value) }), NOTHING)
+  }
+  const types = ownTypes(schema) ?? new Set<TypeName>(TYPES)
+  let extent = NOTHING
+  for (const type of types) extent = either(extent, ofType(schema, type, of))
+  return extent
+}
+
+function ofType (schema: JsonObject, type: TypeName, of: Of): Extent {
+  const number = (key: string): number | undefined => typeof schema[key] === 'number' ? schema[key] : undefined
+  switch (type) {
+    case 'null': return { minBytes: 4, maxBytes: 4, minDepth: 0, maxDepth: 0 }
+    case 'boolean': return { minBytes: 4, maxBytes: 5, minDepth: 0, maxDepth: 0 }
+    case 'number': case 'integer': {
+      const low = number('minimum') ?? number('exclusiveMinimum')
+      const high = number('maximum') ?? number('exclusiveMaximum')
+      if (low !== undefined && high !== undefined && (low > high || (low === high && ('exclusiveMinimum' in schema || 'exclusiveMaximum' in schema)))) return NOTHING
+      const least = low !== undefined && low > 0 ? String(Math.ceil(low)).length : high !== undefined && high < 0 ? String(Math.floor(high)).length : 1
+      const most = type === 'integer' && low !== undefined && high !== undefined
+        ? Math.max(String(Math.ceil(low)).length, String(Math.floor(high)).length)
+        : NUMBER_BYTES
+      return { minBytes: least, maxBytes: Math.max(least, most), minDepth: 0, maxDepth: 0 }
+    }
+    case 'string': {
+      const max = number('maxLength')
+      if ((number('minLength') ?? 0) > (max ?? Infinity)) return NOTHING
+      return { minBytes: 2 + (number('minLength') ?? 0), maxBytes: max === undefined ? Infinity : 2 + CHAR_BYTES * max, minDepth: 0, maxDepth: 0 }
+    }
+    case 'array': return (number('minItems') ?? 0) > (number('maxItems') ?? Infinity) ? NOTHING : array(schema, number('minItems') ?? 0, number('maxItems'), of)
+    case 'object': return object(schema, of)
+  }
+}
+
+function array (schema: JsonObject, minItems: number, maxItems: number | undefined, of: Of): Extent {
+  const prefix = listOf(schema['prefixItems'])
+  const rest = schema['items'] ?? true
+  const item = (i: number): Json => (i < prefix.length ? prefix[i] as Json : rest)
+  let minBytes = 2 + Math.max(0, minItems - 1)
+  let minDepth = 1
+  // The prefix one by one, then every further item at once: the same schema, so the same
+  // extent, however many items minItems asks for (the work is the form's size, not its numbers).
+  for (let i = 0; i < Math.min(minItems, prefix.length) && minBytes < Infinity; i++) {
+    const e = of(item(i))
+    minBytes += e.minBytes
+    minDepth = Math.max(minDepth, 1 + e.minDepth)
+  }
+  if (minItems > prefix.length && minBytes < Infinity) {
+    const e = of(rest)
+    minBytes += (minItems - prefix.length) * e.minBytes
+    minDepth = Math.max(minDepth, 1 + e.minDepth)
+  }
+  const count = rest === false ? Math.min(prefix.length, maxItems ?? Infinity) : maxItems ?? Infinity
+  let maxBytes = 2 + Math.max(0, count - 1)
+  let maxDepth = 1
+  for (let i = 0; i < Math.min(count, prefix.length + 1); i++) {
+    const e = of(item(i))
+    if (e.minBytes === Infinity) continue
+    maxBytes += (i < prefix.length ? 1 : count - prefix.length) * e.maxBytes
+    maxDepth = Math.max(maxDepth, 1 + e.maxDepth)
+  }
+  if (count === Infinity) maxBytes = Infinity
+  return minBytes === Infinity ? NOTHING : { minBytes, maxBytes, minDepth, maxDepth }
+}
+
+function object (schema: JsonObject, of: Of): Extent {
+  const properties = isObject(schema['properties']) ? schema['properties'] : {}
+  const required = listOf(schema['required']).filter((name): name is string => typeof name === 'string')
+  const extra = schema['additionalProperties'] ?? true
+  const member = (name: string): Json => (Object.hasOwn(properties, name) ? properties[name] as Json : extra)
+  let minBytes = 2 + Math.max(0, required.length - 1)
+  let minDepth = 1
+  for (const name of new Set(required)) {
+    const e = of(member(name))
+    minBytes += bytes(name) + 1 + e.minBytes
+    minDepth = Math.max(minDepth, 1 + e.minDepth)
+  }
+  const open = extra !== false || schema['patternProperties'] !== undefined
+  let maxBytes = 2 + Math.max(0, Object.keys(properties).length - 1)
+  let maxDepth = 1
+  for (const name of Object.keys(properties)) {
+    const e = of(properties[name] as Json)
+    if (e.minBytes === Infinity) continue
+    maxBytes += bytes(name) + 1 + e.maxBytes
+    maxDepth = Math.max(maxDepth, 1 + e.maxDepth)
+  }
+  if (open) {
+    maxBytes = Infinity
+    maxDepth = Math.max(maxDepth, 1 + of(extra).maxDepth)
+    for (const item of Object.values(isObject(schema['patternProperties']) ? schema['patternProperties'] : {})) {
+      maxDepth = Math.max(maxDepth, 1 + of(item).maxDepth)
+    }
+  }
+  return minBytes === Infinity ? NOTHING : { minBytes, maxBytes, minDepth, maxDepth }
 }
