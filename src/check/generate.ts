@@ -124,124 +124,137 @@ function kinds (schema: Schema): string[] {
 
 const count = (value: unknown, fallback: number): number => typeof value === 'number' ? value : fallback
 
+/** One value in the making: the form it resolves `$ref`s in, how it varies, and what it built so far. */
+interface Run {
+  readonly root: Schema
+  readonly rng: () => number
+  readonly small: boolean
+  readonly sites: Site[]
+  parts: number
+  /** The first bound of the form found past what the checker builds. */
+  beyond: string | undefined
+}
+
 /**
  * A value for `root`, varied by `rng`: which union branch, which optional members, how long. The
  * first proposal (`small`) keeps to the least the form asks for. Undefined when nothing came out;
  * then `failure.why` says why, if a bound of the form is past what the checker builds.
  */
 export function generate (root: Schema, rng: () => number, small = false, failure: { why?: string } = {}): Generated | undefined {
-  const sites: Site[] = []
-  const pick = <T>(items: readonly T[]): T => items[small ? 0 : Math.floor(rng() * items.length)] as T
-  let parts = 0
-  let beyond: string | undefined
-  const past = (why: string): Fail => {
-    beyond ??= why
-    return new Fail(why)
-  }
-
-  function value (raw: unknown, path: Path, depth: number): unknown {
-    if (++parts > MAX_PARTS) throw past(`building a value of s took more than ${MAX_PARTS} steps`)
-    if (raw === true) return small ? null : pick([null, 0, 'a', true])
-    if (!isObject(raw) || depth > MAX_DEPTH) throw new Fail()
-    const schema = flatten(root, raw)
-    const union = Array.isArray(schema['anyOf']) ? schema['anyOf'] : Array.isArray(schema['oneOf']) ? schema['oneOf'] : undefined
-    if (union !== undefined && union.length > 0) {
-      const { anyOf, oneOf, ...rest } = schema
-      // Deep down, prefer branches without references, so recursion ends.
-      const order = union.map((_, i) => i).sort((a, b) =>
-        depth > 4 ? refs(union[a]) - refs(union[b]) : small ? 0 : rng() - 0.5)
-      for (const i of order) {
-        const branch = union[i]
-        if (!isObject(branch)) continue
-        const kept = sites.length
-        try {
-          return value({ ...rest, ...flatten(root, branch) }, path, depth + 1)
-        } catch (error) {
-          if (!(error instanceof Fail)) throw error
-          // what a branch given up on generated is no part of the value
-          sites.length = kept
-        }
-      }
-      throw new Fail()
-    }
-    sites.push({ path, schema })
-    if ('const' in schema) return schema['const']
-    if (Array.isArray(schema['enum'])) {
-      if (schema['enum'].length === 0) throw new Fail()
-      return pick(schema['enum'])
-    }
-    const kind = pick(kinds(schema))
-    switch (kind) {
-      case 'object': return object(schema, path, depth)
-      case 'array': return array(schema, path, depth)
-      case 'string': return string(schema, path)
-      case 'integer': case 'number': return number(schema, kind === 'integer')
-      case 'boolean': return small || rng() < 0.5
-      default: return null
-    }
-  }
-
-  function object (schema: Schema, path: Path, depth: number): object {
-    const properties = isObject(schema['properties']) ? schema['properties'] : {}
-    const required = Array.isArray(schema['required']) ? schema['required'].filter((n): n is string => typeof n === 'string') : []
-    const least = Math.max(required.length, count(schema['minProperties'], 0))
-    if (least > MAX_MEMBERS) throw past(`${where(path)} asks for ${least} members, more than the checker builds (${MAX_MEMBERS})`)
-    const names = new Set(required)
-    for (const name of Object.keys(properties)) if (!small && names.size < MAX_MEMBERS && rng() < 0.5) names.add(name)
-    // members beyond the named ones, where minProperties asks for more
-    for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 2 * MAX_MEMBERS; i++) names.add(`m${i}`)
-    const out: Record<string, unknown> = {}
-    for (const name of names) {
-      const member = properties[name] ?? (isObject(schema['additionalProperties']) ? schema['additionalProperties'] : true)
-      Object.defineProperty(out, name, { value: value(member, [...path, name], depth + 1), enumerable: true, writable: true, configurable: true })
-    }
-    return out
-  }
-
-  function array (schema: Schema, path: Path, depth: number): unknown[] {
-    const prefix = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : []
-    const min = count(schema['minItems'], 0)
-    if (min > MAX_ITEMS || prefix.length > MAX_ITEMS) {
-      throw past(`${where(path)} asks for ${Math.max(min, prefix.length)} items, more than the checker builds (${MAX_ITEMS})`)
-    }
-    const max = count(schema['maxItems'], min + 3)
-    const length = Math.max(prefix.length > max ? max : 0, small ? min : min + Math.floor(rng() * (Math.min(max, min + 3) - min + 1)))
-    const items = schema['items'] === undefined ? true : schema['items']
-    const out: unknown[] = []
-    for (let i = 0; i < length; i++) out.push(value(i < prefix.length ? prefix[i] : items, [...path, i], depth + 1))
-    return out
-  }
-
-  function string (schema: Schema, path: Path): string {
-    if (typeof schema['format'] === 'string' && FORMATS[schema['format']] !== undefined) return FORMATS[schema['format']] as string
-    const min = count(schema['minLength'], 0)
-    if (min > MAX_LENGTH) throw past(`${where(path)} asks for ${min} characters, more than the checker builds (${MAX_LENGTH})`)
-    const max = count(schema['maxLength'], min + 12)
-    const length = small ? Math.max(min, Math.min(1, max)) : min + Math.floor(rng() * (Math.min(max, min + 12) - min + 1))
-    const letters = 'gptaddressform'
-    return letters.repeat(Math.ceil(length / letters.length)).slice(0, length)
-  }
-
-  function number (schema: Schema, integer: boolean): number {
-    const step = typeof schema['multipleOf'] === 'number' ? schema['multipleOf'] : integer ? 1 : undefined
-    let low = count(schema['minimum'], -Infinity)
-    let high = count(schema['maximum'], Infinity)
-    if (typeof schema['exclusiveMinimum'] === 'number') low = Math.max(low, schema['exclusiveMinimum'] + (step ?? 0.5))
-    if (typeof schema['exclusiveMaximum'] === 'number') high = Math.min(high, schema['exclusiveMaximum'] - (step ?? 0.5))
-    const start = Number.isFinite(low) ? low : Number.isFinite(high) ? Math.min(high, 0) : 0
-    const span = Number.isFinite(high) ? high - start : 10
-    let n = small ? start : start + rng() * Math.min(span, 10)
-    if (step !== undefined) n = Math.ceil(n / step) * step
-    return integer || step !== undefined ? n : Math.round(n * 4) / 4
-  }
-
+  const run: Run = { root, rng, small, sites: [], parts: 0, beyond: undefined }
   try {
-    return { value: value(root, [], 0), sites }
+    return { value: value(run, root, [], 0), sites: run.sites }
   } catch (error) {
     if (!(error instanceof Fail)) throw error
-    if (beyond !== undefined) failure.why = beyond
+    if (run.beyond !== undefined) failure.why = run.beyond
     return undefined
   }
+}
+
+const pick = <T>(run: Run, items: readonly T[]): T => items[run.small ? 0 : Math.floor(run.rng() * items.length)] as T
+
+function past (run: Run, why: string): Fail {
+  run.beyond ??= why
+  return new Fail(why)
+}
+
+function value (run: Run, raw: unknown, path: Path, depth: number): unknown {
+  if (++run.parts > MAX_PARTS) throw past(run, `building a value of s took more than ${MAX_PARTS} steps`)
+  if (raw === true) return run.small ? null : pick(run, [null, 0, 'a', true])
+  if (!isObject(raw) || depth > MAX_DEPTH) throw new Fail()
+  const schema = flatten(run.root, raw)
+  const union = Array.isArray(schema['anyOf']) ? schema['anyOf'] : Array.isArray(schema['oneOf']) ? schema['oneOf'] : undefined
+  if (union !== undefined && union.length > 0) return unionValue(run, schema, union, path, depth)
+  run.sites.push({ path, schema })
+  if ('const' in schema) return schema['const']
+  if (Array.isArray(schema['enum'])) {
+    if (schema['enum'].length === 0) throw new Fail()
+    return pick(run, schema['enum'])
+  }
+  const kind = pick(run, kinds(schema))
+  switch (kind) {
+    case 'object': return object(run, schema, path, depth)
+    case 'array': return array(run, schema, path, depth)
+    case 'string': return string(run, schema, path)
+    case 'integer': case 'number': return number(run, schema, kind === 'integer')
+    case 'boolean': return run.small || run.rng() < 0.5
+    default: return null
+  }
+}
+
+/** A value of the first branch of `union` (anyOf or oneOf) that yields one, with the schema's other keywords. */
+function unionValue (run: Run, schema: Schema, union: readonly unknown[], path: Path, depth: number): unknown {
+  const { anyOf, oneOf, ...rest } = schema
+  // Deep down, prefer branches without references, so recursion ends.
+  const order = union.map((_, i) => i).sort((a, b) =>
+    depth > 4 ? refs(union[a]) - refs(union[b]) : run.small ? 0 : run.rng() - 0.5)
+  for (const i of order) {
+    const branch = union[i]
+    if (!isObject(branch)) continue
+    const kept = run.sites.length
+    try {
+      return value(run, { ...rest, ...flatten(run.root, branch) }, path, depth + 1)
+    } catch (error) {
+      if (!(error instanceof Fail)) throw error
+      // what a branch given up on generated is no part of the value
+      run.sites.length = kept
+    }
+  }
+  throw new Fail()
+}
+
+function object (run: Run, schema: Schema, path: Path, depth: number): object {
+  const properties = isObject(schema['properties']) ? schema['properties'] : {}
+  const required = Array.isArray(schema['required']) ? schema['required'].filter((n): n is string => typeof n === 'string') : []
+  const least = Math.max(required.length, count(schema['minProperties'], 0))
+  if (least > MAX_MEMBERS) throw past(run, `${where(path)} asks for ${least} members, more than the checker builds (${MAX_MEMBERS})`)
+  const names = new Set(required)
+  for (const name of Object.keys(properties)) if (!run.small && names.size < MAX_MEMBERS && run.rng() < 0.5) names.add(name)
+  // members beyond the named ones, where minProperties asks for more
+  for (let i = 0; names.size < count(schema['minProperties'], 0) && i < 2 * MAX_MEMBERS; i++) names.add(`m${i}`)
+  const out: Record<string, unknown> = {}
+  for (const name of names) {
+    const member = properties[name] ?? (isObject(schema['additionalProperties']) ? schema['additionalProperties'] : true)
+    Object.defineProperty(out, name, { value: value(run, member, [...path, name], depth + 1), enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
+
+function array (run: Run, schema: Schema, path: Path, depth: number): unknown[] {
+  const prefix = Array.isArray(schema['prefixItems']) ? schema['prefixItems'] : []
+  const min = count(schema['minItems'], 0)
+  if (min > MAX_ITEMS || prefix.length > MAX_ITEMS) {
+    throw past(run, `${where(path)} asks for ${Math.max(min, prefix.length)} items, more than the checker builds (${MAX_ITEMS})`)
+  }
+  const max = count(schema['maxItems'], min + 3)
+  const length = Math.max(prefix.length > max ? max : 0, run.small ? min : min + Math.floor(run.rng() * (Math.min(max, min + 3) - min + 1)))
+  const items = schema['items'] === undefined ? true : schema['items']
+  const out: unknown[] = []
+  for (let i = 0; i < length; i++) out.push(value(run, i < prefix.length ? prefix[i] : items, [...path, i], depth + 1))
+  return out
+}
+
+function string (run: Run, schema: Schema, path: Path): string {
+  if (typeof schema['format'] === 'string' && FORMATS[schema['format']] !== undefined) return FORMATS[schema['format']] as string
+  const min = count(schema['minLength'], 0)
+  if (min > MAX_LENGTH) throw past(run, `${where(path)} asks for ${min} characters, more than the checker builds (${MAX_LENGTH})`)
+  const max = count(schema['maxLength'], min + 12)
+  const length = run.small ? Math.max(min, Math.min(1, max)) : min + Math.floor(run.rng() * (Math.min(max, min + 12) - min + 1))
+  const letters = 'gptaddressform'
+  return letters.repeat(Math.ceil(length / letters.length)).slice(0, length)
+}
+
+function number (run: Run, schema: Schema, integer: boolean): number {
+  const step = typeof schema['multipleOf'] === 'number' ? schema['multipleOf'] : integer ? 1 : undefined
+  let low = count(schema['minimum'], -Infinity)
+  let high = count(schema['maximum'], Infinity)
+  if (typeof schema['exclusiveMinimum'] === 'number') low = Math.max(low, schema['exclusiveMinimum'] + (step ?? 0.5))
+  if (typeof schema['exclusiveMaximum'] === 'number') high = Math.min(high, schema['exclusiveMaximum'] - (step ?? 0.5))
+  const start = Number.isFinite(low) ? low : Number.isFinite(high) ? Math.min(high, 0) : 0
+  const span = Number.isFinite(high) ? high - start : 10
+  let n = run.small ? start : start + run.rng() * Math.min(span, 10)
+  if (step !== undefined) n = Math.ceil(n / step) * step
+  return integer || step !== undefined ? n : Math.round(n * 4) / 4
 }
 
 const REFS = new WeakMap<object, number>()
