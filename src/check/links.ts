@@ -60,6 +60,22 @@ interface Node {
   reading?: Reading
 }
 
+/** What following the links has found so far, and what a report keeps of it. */
+interface Walk {
+  readonly start: URL
+  readonly depth: number
+  readonly nodes: Map<string, Node>
+  readonly queue: Node[]
+  readonly notAddresses: { from: string, href: string, why: string }[]
+  readonly offOrigin: { from: string, href: string }[]
+  readonly malformed: string[]
+  readonly beyond: Set<string>
+  notCount: number
+  offCount: number
+  unread: number
+  stoppedWhy: string | undefined
+}
+
 /**
  * Follows `l` from the arrival already read at `follow.url`, one GET per address, breadth first,
  * through `client` (so within the run's request budget and time limit); `route` is where the
@@ -68,103 +84,126 @@ interface Node {
 export async function followLinks (client: Client, route: { send: Send }, arrival: Response, follow: Follow, results: Results): Promise<LinkGraph> {
   const start = new URL(follow.url)
   start.hash = ''
-  const depth = follow.depth ?? DEFAULT_LINK_DEPTH
-  const nodes = new Map<string, Node>()
-  const queue: Node[] = []
-  const notAddresses: { from: string, href: string, why: string }[] = []
-  const offOrigin: { from: string, href: string }[] = []
-  const malformed: string[] = []
-  const evidence: Answer[] = []
-  const beyond = new Set<string>()
-  let notCount = 0
-  let offCount = 0
-  let unread = 0
-  let stoppedWhy: string | undefined
-
-  const first: Node = { url: start.href, depth: 0, links: [], reading: reading({ request: { method: 'GET', headers: {} }, response: arrival }) }
-  nodes.set(first.url, first)
-  queue.push(first)
-  for (let at = 0; at < queue.length; at++) {
-    const node = queue[at] as Node
-    if (node.reading === undefined) {
-      if (stoppedWhy !== undefined) {
-        unread++
-        continue
-      }
-      route.send = follow.sendTo(new URL(node.url))
-      const answer = await client.exchange({ method: 'GET', headers: {} })
-      node.reading = reading(answer)
-      if (node.reading.kind === 'unread' && held(answer)) stoppedWhy = node.reading.why
-      if (node.reading.kind === 'unread') unread++
-    }
-    const read = node.reading
-    if (read.kind !== 'address') continue
-    if (read.malformed !== undefined && malformed.length < KEPT) malformed.push(`${node.url}: ${read.malformed}`)
-    for (const entry of (read.links ?? []).slice(0, MAX_LINKS_READ)) {
-      if (!isObject(entry) || typeof entry['href'] !== 'string') continue
-      const href = entry['href']
-      let target: URL
-      try {
-        target = new URL(href, node.url)
-      } catch {
-        if (malformed.length < KEPT) malformed.push(`${node.url}: ${JSON.stringify(href.slice(0, 200))} is not a URL reference`)
-        continue
-      }
-      target.hash = ''
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-        notCount++
-        if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN), why: 'not an http(s) URL' })
-        continue
-      }
-      if (target.origin !== start.origin) {
-        offCount++
-        if (offOrigin.length < KEPT) offOrigin.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN) })
-        continue
-      }
-      node.links.push(target.href)
-      if (nodes.has(target.href)) continue
-      if (node.depth >= depth) {
-        beyond.add(target.href)
-        continue
-      }
-      const next: Node = { url: target.href, depth: node.depth + 1, links: [] }
-      nodes.set(next.url, next)
-      queue.push(next)
-    }
+  const walk: Walk = {
+    start,
+    depth: follow.depth ?? DEFAULT_LINK_DEPTH,
+    nodes: new Map(),
+    queue: [],
+    notAddresses: [],
+    offOrigin: [],
+    malformed: [],
+    beyond: new Set(),
+    notCount: 0,
+    offCount: 0,
+    unread: 0,
+    stoppedWhy: undefined
   }
+  const first: Node = { url: start.href, depth: 0, links: [], reading: reading({ request: { method: 'GET', headers: {} }, response: arrival }) }
+  walk.nodes.set(first.url, first)
+  walk.queue.push(first)
+  for (let at = 0; at < walk.queue.length; at++) {
+    const node = walk.queue[at] as Node
+    const read = node.reading ?? await get(walk, node, client, route, follow)
+    if (read?.kind === 'address') enqueueLinks(walk, node, read)
+  }
+  const evidence = linksToNotAddresses(walk)
+  for (const href of walk.beyond) if (walk.nodes.has(href)) walk.beyond.delete(href)
 
-  // every link to a target that is not an address, once the target's verdict is known
-  for (const node of nodes.values()) {
+  const addresses = [...walk.nodes.values()].filter((node) => node.reading?.kind === 'address')
+  const graph = {
+    depth: walk.depth,
+    addresses: addresses.slice(0, KEPT).map((node) => ({ url: node.url, depth: node.depth, links: [...new Set(node.links)] })),
+    notAddresses: walk.notAddresses,
+    offOrigin: walk.offOrigin,
+    loops: loops(addresses),
+    counts: { addresses: addresses.length, notAddresses: walk.notCount, offOrigin: walk.offCount, beyond: walk.beyond.size, unread: walk.unread },
+    ...(walk.stoppedWhy === undefined ? {} : { stopped: walk.stoppedWhy })
+  } satisfies LinkGraph
+  report(walk, evidence, results)
+  return graph
+}
+
+/** Reads a target with one GET, unless the run has stopped; what it came to is the node's reading. */
+async function get (walk: Walk, node: Node, client: Client, route: { send: Send }, follow: Follow): Promise<Reading | undefined> {
+  if (walk.stoppedWhy !== undefined) {
+    walk.unread++
+    return undefined
+  }
+  route.send = follow.sendTo(new URL(node.url))
+  const answer = await client.exchange({ method: 'GET', headers: {} })
+  const read = node.reading = reading(answer)
+  if (read.kind === 'unread' && held(answer)) walk.stoppedWhy = read.why
+  if (read.kind === 'unread') walk.unread++
+  return read
+}
+
+/** Notes what an address's `l` names; each target on this origin not yet met joins the queue, within the depth. */
+function enqueueLinks (walk: Walk, node: Node, read: Extract<Reading, { kind: 'address' }>): void {
+  if (read.malformed !== undefined && walk.malformed.length < KEPT) walk.malformed.push(`${node.url}: ${read.malformed}`)
+  for (const entry of (read.links ?? []).slice(0, MAX_LINKS_READ)) {
+    if (!isObject(entry) || typeof entry['href'] !== 'string') continue
+    const target = sameOrigin(walk, node, entry['href'])
+    if (target === undefined) continue
+    node.links.push(target)
+    if (walk.nodes.has(target)) continue
+    if (node.depth >= walk.depth) {
+      walk.beyond.add(target)
+      continue
+    }
+    const next: Node = { url: target, depth: node.depth + 1, links: [] }
+    walk.nodes.set(next.url, next)
+    walk.queue.push(next)
+  }
+}
+
+/** The URL `href` names from `node`, if it is on the run's origin; otherwise noted as what it is. */
+function sameOrigin (walk: Walk, node: Node, href: string): string | undefined {
+  let target: URL
+  try {
+    target = new URL(href, node.url)
+  } catch {
+    if (walk.malformed.length < KEPT) walk.malformed.push(`${node.url}: ${JSON.stringify(href.slice(0, 200))} is not a URL reference`)
+    return undefined
+  }
+  target.hash = ''
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    walk.notCount++
+    if (walk.notAddresses.length < KEPT) walk.notAddresses.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN), why: 'not an http(s) URL' })
+    return undefined
+  }
+  if (target.origin !== walk.start.origin) {
+    walk.offCount++
+    if (walk.offOrigin.length < KEPT) walk.offOrigin.push({ from: node.url, href: target.href.slice(0, MAX_SHOWN) })
+    return undefined
+  }
+  return target.href
+}
+
+/** Notes every link to a target that is not an address, once the targets' verdicts are known; returns a few of their answers. */
+function linksToNotAddresses (walk: Walk): Answer[] {
+  const evidence: Answer[] = []
+  for (const node of walk.nodes.values()) {
     for (const href of node.links) {
-      const target = nodes.get(href)
+      const target = walk.nodes.get(href)
       if (target?.reading?.kind !== 'not') continue
-      notCount++
-      if (notAddresses.length < KEPT) notAddresses.push({ from: node.url, href, why: target.reading.why })
+      walk.notCount++
+      if (walk.notAddresses.length < KEPT) walk.notAddresses.push({ from: node.url, href, why: target.reading.why })
       if (evidence.length < 3 && !evidence.includes(target.reading.answer)) evidence.push(target.reading.answer)
     }
   }
-  for (const href of beyond) if (nodes.has(href)) beyond.delete(href)
+  return evidence
+}
 
-  const addresses = [...nodes.values()].filter((node) => node.reading?.kind === 'address')
-  const graph = {
-    depth,
-    addresses: addresses.slice(0, KEPT).map((node) => ({ url: node.url, depth: node.depth, links: [...new Set(node.links)] })),
-    notAddresses,
-    offOrigin,
-    loops: loops(addresses),
-    counts: { addresses: addresses.length, notAddresses: notCount, offOrigin: offCount, beyond: beyond.size, unread },
-    ...(stoppedWhy === undefined ? {} : { stopped: stoppedWhy })
-  } satisfies LinkGraph
-
+function report (walk: Walk, evidence: Answer[], results: Results): void {
+  const { malformed, notCount, unread } = walk
   if (malformed.length === 0) results.pass('B-links-member')
   else results.fail('B-links-member', malformed.slice(0, 3).join('; '))
   if (notCount > 0) {
-    const [shown] = notAddresses
+    const [shown] = walk.notAddresses
     results.fail('B-links-address', `${notCount} link${notCount === 1 ? '' : 's'} to what is not an address, e.g. ${shown?.href ?? ''} (named by ${shown?.from ?? ''}): ${shown?.why ?? ''}`, evidence)
   } else if (unread > 0) {
-    results.skip('B-links-address', `${unread} named address${unread === 1 ? ' was' : 'es were'} not read: ${stoppedWhy ?? 'too large to read'}`)
+    results.skip('B-links-address', `${unread} named address${unread === 1 ? ' was' : 'es were'} not read: ${walk.stoppedWhy ?? 'too large to read'}`)
   } else results.pass('B-links-address')
-  return graph
 }
 
 /**
