@@ -2,12 +2,13 @@ import createError from '@fastify/error'
 
 // Every registration problem, and every refused update, is one of these: `app.ready()` (or the
 // update) rejects with it, its code is stable, and its message names the address (its path) and
-// what is wrong. Nothing here is ever sent to a client.
+// what is wrong. Nothing here is ever sent to a client. Each has the base class fastify's own
+// errors would: TypeError for a value of the wrong kind, RangeError for one too large.
 type Named = [address: string, detail: string]
 
 /** An option is missing, of the wrong type or out of range. */
 export const GPT_ERR_OPTION_INVALID = createError<'GPT_ERR_OPTION_INVALID', Named>(
-  'GPT_ERR_OPTION_INVALID', 'fastify-gpt address %s: %s')
+  'GPT_ERR_OPTION_INVALID', 'fastify-gpt address %s: %s', 500, TypeError)
 
 /** An option name fastify-gpt does not know (most often a typo). */
 export const GPT_ERR_OPTION_UNKNOWN = createError<'GPT_ERR_OPTION_UNKNOWN', Named>(
@@ -15,7 +16,7 @@ export const GPT_ERR_OPTION_UNKNOWN = createError<'GPT_ERR_OPTION_UNKNOWN', Name
 
 /** The form is not plain JSON data (a function, a cycle, a class instance, a non-finite number...). */
 export const GPT_ERR_FORM_NOT_JSON = createError<'GPT_ERR_FORM_NOT_JSON', Named>(
-  'GPT_ERR_FORM_NOT_JSON', 'fastify-gpt address %s: the form is not JSON: %s')
+  'GPT_ERR_FORM_NOT_JSON', 'fastify-gpt address %s: the form is not JSON: %s', 500, TypeError)
 
 /** The form is not a valid JSON Schema (draft 2020-12). */
 export const GPT_ERR_FORM_INVALID = createError<'GPT_ERR_FORM_INVALID', Named>(
@@ -83,6 +84,8 @@ export const GPT_ERR_ACT_FAILED = createError<'GPT_ERR_ACT_FAILED', [...Named, o
 export const GPT_ERR_ACT_TIMEOUT = createError<'GPT_ERR_ACT_TIMEOUT', Named>(
   'GPT_ERR_ACT_TIMEOUT', 'fastify-gpt address %s: the act ran past actTimeout: %s', 503)
 
+// The two below stay plain Errors: lint() takes any RangeError whose message says "call stack" for its own overflow.
+
 /** The form is larger than `limits.formBytes` (src/limits.ts): refused before anything costly is done with it. */
 export const GPT_ERR_FORM_TOO_LARGE = createError<'GPT_ERR_FORM_TOO_LARGE', Named>(
   'GPT_ERR_FORM_TOO_LARGE', 'fastify-gpt address %s: the form is too large: %s')
@@ -96,15 +99,15 @@ export const GPT_ERR_FORM_TOO_DEEP = createError<'GPT_ERR_FORM_TOO_DEEP', Named>
 
 /** The prompt, the messages or a stored edition is larger than `limits` allows (src/limits.ts). */
 export const GPT_ERR_CONTENT_TOO_LARGE = createError<'GPT_ERR_CONTENT_TOO_LARGE', Named>(
-  'GPT_ERR_CONTENT_TOO_LARGE', 'fastify-gpt address %s: the content is too large: %s')
+  'GPT_ERR_CONTENT_TOO_LARGE', 'fastify-gpt address %s: the content is too large: %s', 500, RangeError)
 
 /** A link in `links` (or given with an act's result) that is not a path on this host or an http(s) URL elsewhere, or says more than it may. */
 export const GPT_ERR_LINK_INVALID = createError<'GPT_ERR_LINK_INVALID', Named>(
-  'GPT_ERR_LINK_INVALID', 'fastify-gpt address %s: a link is invalid: %s')
+  'GPT_ERR_LINK_INVALID', 'fastify-gpt address %s: a link is invalid: %s', 500, TypeError)
 
 /** Links whose `Link` header field, with any the reply already carries, would pass 8192 bytes: Node's clients refuse 16 KiB of headers in all. */
 export const GPT_ERR_LINK_HEADER_TOO_LARGE = createError<'GPT_ERR_LINK_HEADER_TOO_LARGE', Named>(
-  'GPT_ERR_LINK_HEADER_TOO_LARGE', 'fastify-gpt address %s: the Link header is too large: %s')
+  'GPT_ERR_LINK_HEADER_TOO_LARGE', 'fastify-gpt address %s: the Link header is too large: %s', 500, RangeError)
 
 /** A link to a path on this host where no fastify-gpt address is registered (checked when the host is ready). */
 export const GPT_ERR_LINK_UNRESOLVED = createError<'GPT_ERR_LINK_UNRESOLVED', Named>(
