@@ -21,7 +21,17 @@ const ENTRY_BYTES = RESULT_BYTES + 16_384
 const READ_BYTES = ENTRY_BYTES + RETAINED * PROGRESS_BYTES + 65_536
 
 const STATUSES: readonly string[] = ['working', 'completed', 'failed', 'cancelled']
-const DIGITS = /^\d{1,16}$/
+/** A decimal integer as JavaScript and Lua write one: no sign, no leading zero, no exponent. */
+const INTEGER = /^(?:0|[1-9]\d{0,15})$/
+/** The last time `Date` holds (ECMA-262 §21.4.1.1): a later one has no ISO form for the arrival. */
+const LAST_TIME = 8.64e15
+/** What each status's line holds after its seq, up to its JSON value (src/jobs/job.ts writes them). */
+const HEADS: Readonly<Record<Status, string>> = {
+  working: ',"status":"working","progress":',
+  completed: ',"status":"completed","result":',
+  failed: ',"status":"failed"',
+  cancelled: ',"status":"cancelled"'
+}
 
 // A job's hash (status, started, version, owner, progressed, result, expires) and its events (a
 // list of `<NDJSON line><message>`), both gone `keep` ms after the job ends. Every change is one
@@ -468,45 +478,72 @@ function digest (id: string): string {
   return createHash('sha256').update(id).digest('base64url')
 }
 
-/** A READ reply as a snapshot; throws Corrupt at anything out of shape. */
+/**
+ * A READ reply as a snapshot; throws Corrupt at anything this plugin would not have written. The
+ * arrival and the stream put what it holds on the wire as it is (src/jobs/arrival.ts,
+ * src/jobs/framing.ts), so a value is taken only in the one form this plugin writes it.
+ */
 function snapshot (id: string, reply: unknown): Snapshot {
   if (!Array.isArray(reply) || reply.length !== 7) throw new Corrupt('not a job')
   const [status, started, version, progressed, result, expires, entries] = reply as unknown[]
   if (typeof status !== 'string' || !STATUSES.includes(status)) throw new Corrupt('status')
-  if (typeof started !== 'string' || !DIGITS.test(started)) throw new Corrupt('started')
-  if (typeof version !== 'string' || !DIGITS.test(version)) throw new Corrupt('version')
-  if (typeof expires !== 'string' || (status === 'working' ? expires !== '' : !DIGITS.test(expires))) throw new Corrupt('expires')
-  if (typeof progressed !== 'string' || (progressed !== '' && !isJson(progressed))) throw new Corrupt('progressed')
-  if (typeof result !== 'string' || (status === 'completed' ? !isJson(result) : result !== '')) throw new Corrupt('result')
+  const start = time(started, 'started', 0)
+  const last = integer(version, 'version', Number.MAX_SAFE_INTEGER)
+  let ends: number | undefined
+  // An expiry is an end's time plus `keep`: never before the start.
+  if (status !== 'working') ends = time(expires, 'expires', start)
+  else if (expires !== '') throw new Corrupt('expires')
+  if (typeof progressed !== 'string' || (progressed !== '' && !canonical(progressed))) throw new Corrupt('progressed')
+  if (typeof result !== 'string' || (status === 'completed' ? !canonical(result) : result !== '')) throw new Corrupt('result')
+  return new Snapshot(id, status as Status, start, last, progressed === '' ? undefined : progressed,
+    result === '' ? undefined : result, ends, eventsOf(entries, status as Status, last, result))
+}
+
+/**
+ * The events of a READ reply: the job's last ones, numbered up to its version one by one (every
+ * event is one HINCRBY and one RPUSH), all working but the last, which has the job's status; each
+ * line exactly as src/jobs/job.ts writes it, an end's result the job's. READ brings back at most
+ * `version - cursor` of them, so the first seq is 1 or more.
+ */
+function eventsOf (entries: unknown, status: Status, version: number, result: string): JobEvent[] {
   if (!Array.isArray(entries)) throw new Corrupt('events')
   const events: JobEvent[] = []
-  let last = 0
-  for (const entry of entries as unknown[]) {
+  const first = version - entries.length + 1
+  for (let i = 0; i < entries.length; i++) {
+    const entry: unknown = entries[i]
     if (typeof entry !== 'string') throw new Corrupt('event')
+    const seq = first + i
+    const kind = i === entries.length - 1 ? status : 'working'
     const end = entry.indexOf('\n') + 1
     const line = entry.slice(0, end)
-    const parsed = end === 0 ? undefined : parseJson(line) as { seq?: unknown, status?: unknown } | undefined
-    if (parsed === null || typeof parsed !== 'object' || !Number.isSafeInteger(parsed.seq) || (parsed.seq as number) <= last ||
-      (parsed.seq as number) > Number(version) || typeof parsed.status !== 'string' || !STATUSES.includes(parsed.status)) throw new Corrupt('event')
-    last = parsed.seq as number
-    events.push({ seq: last, status: parsed.status as Status, line, message: entry.slice(end) })
+    const head = `{"seq":${seq}${HEADS[kind]}`
+    // The value between the head and `}\n`: JSON as JSON.stringify writes it (so no CR, LF or trailing space to split an SSE line).
+    const value = line.slice(head.length, -2)
+    if (end === 0 || !line.startsWith(head) || !line.endsWith('}\n') ||
+      (kind === 'completed' ? value !== result : kind === 'working' ? !canonical(value) : value !== '')) throw new Corrupt('event')
+    events.push({ seq, status: kind, line, message: entry.slice(end) })
   }
-  return new Snapshot(id, status as Status, Number(started), Number(version), progressed === '' ? undefined : progressed,
-    result === '' ? undefined : result, expires === '' ? undefined : Number(expires), events)
+  return events
 }
 
-function parseJson (text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
+/** A time in ms since the epoch, `from` or later, that `Date` can write in ISO form. */
+function time (text: unknown, what: string, from: number): number {
+  const value = integer(text, what, LAST_TIME)
+  if (value < from) throw new Corrupt(what)
+  return value
 }
 
-function isJson (text: string): boolean {
+function integer (text: unknown, what: string, most: number): number {
+  if (typeof text !== 'string' || !INTEGER.test(text)) throw new Corrupt(what)
+  const value = Number(text)
+  if (value > most) throw new Corrupt(what)
+  return value
+}
+
+/** JSON text exactly as JSON.stringify writes its value: no whitespace, no other escape or number form. */
+function canonical (text: string): boolean {
   try {
-    JSON.parse(text)
-    return true
+    return JSON.stringify(JSON.parse(text)) === text
   } catch {
     return false
   }
