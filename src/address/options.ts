@@ -210,14 +210,73 @@ export const DEFAULT_BODY_TIMEOUT = 10_000
 /** draft §7.4: the arrival is served to anyone, so limit rates by default. */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
 
-const KNOWN = new Set(['form', 'act', 'prompt', 'messages', 'type', 'bodyLimit', 'bodyTimeout', 'maxDepth', 'lint', 'rateLimit', 'html',
-  'ifMatch', 'explain', 'actTimeout', 'onAddress', 'share', 'openapi', 'limits', 'links', 'background', 'prefix', 'logLevel', 'logSerializers'])
-
 // The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
 const MAX_DELAY = 2 ** 31 - 1
 
 // An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
 const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
+
+type Invalid = (detail: string) => Error
+
+/**
+ * One option of an address: the type and default its row in the README's options table shows
+ * (test/address/options.test.ts holds the table to them), the value it takes when left out, and
+ * its check, which throws a named error. An option resolved by a room of its own (the content,
+ * `limits`, `share`, `links`, `background`) has no check here.
+ */
+interface OptionRow {
+  readonly type: string
+  readonly shown: string
+  readonly value?: unknown
+  readonly check?: (value: unknown, invalid: Invalid) => void
+}
+
+type Check = NonNullable<OptionRow['check']>
+
+/** A check that `test` holds, or `detail` is the error. */
+function must (test: (value: unknown) => boolean, detail: string): Check {
+  return (value, invalid) => { if (!test(value)) throw invalid(detail) }
+}
+
+/** A check of an option that has no default: left out, it is not checked. */
+function optional (check: Check): Check {
+  return (value, invalid) => { if (value !== undefined) check(value, invalid) }
+}
+
+const delay = (name: string): Check => must(isDelay, `"${name}" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean'
+
+/**
+ * Every option an address takes, in the order they are checked (so that of two wrong options, the
+ * same one is named each time), and none other: the type below makes the table and the options'
+ * interface name the same members.
+ */
+export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: OptionRow } = Object.freeze({
+  form: { type: 'JSON Schema 2020-12 object', shown: 'required' },
+  prompt: { type: 'string', shown: "`''`" },
+  messages: { type: '`{ role: string, content: string }[]`', shown: '`[]`' },
+  limits: { type: '`{ formBytes?, formDepth?, promptBytes?, messages?, messagesBytes? }`', shown: '`{ formBytes: 262144, formDepth: 256, promptBytes: 262144, messages: 1000, messagesBytes: 1048576 }`' },
+  act: { type: '`(body, request, reply) => result`', shown: 'required', check: must((value) => typeof value === 'function', '"act" must be a function') },
+  type: { type: 'string', shown: 'none', check: optional(must((value) => typeof value === 'string' && FIELD_VALUE.test(value), '"type" must be a non-empty header field value (visible ASCII)')) },
+  bodyLimit: { type: 'positive integer (bytes)', shown: '`65536`', value: DEFAULT_BODY_LIMIT, check: must(isPositiveInteger, '"bodyLimit" must be a positive integer number of bytes') },
+  bodyTimeout: { type: 'positive integer (ms)', shown: '`10000`', value: DEFAULT_BODY_TIMEOUT, check: delay('bodyTimeout') },
+  maxDepth: { type: 'positive integer', shown: "`64`, or the form's own bound", value: DEFAULT_MAX_DEPTH, check: must(isPositiveInteger, '"maxDepth" must be a positive integer') },
+  lint: { type: 'boolean, or `{ require: decoder[] }`', shown: '`true`', value: true, check: must((value) => isBoolean(value) || isLintRequirement(value), '"lint" must be a boolean or { require: [decoder names] }') },
+  rateLimit: { type: '`@fastify/rate-limit` options, or `false`', shown: '`{ max: 60, timeWindow: 60000 }`', value: DEFAULT_RATE_LIMIT, check: checkRateLimit },
+  openapi: { type: 'boolean, or `{ tags: string[] }`', shown: '`false`', value: false, check: must((value) => isBoolean(value) || isTags(value), '"openapi" must be a boolean or { tags: [strings] }') },
+  html: { type: 'boolean, or `(address) => string \\| { body, headers }`', shown: '`true`', value: true, check: must((value) => isBoolean(value) || typeof value === 'function', '"html" must be a boolean or a function') },
+  ifMatch: { type: 'boolean', shown: '`false`', value: false, check: must(isBoolean, '"ifMatch" must be a boolean') },
+  explain: { type: 'boolean', shown: '`false`', value: false, check: must(isBoolean, '"explain" must be a boolean') },
+  actTimeout: { type: 'positive integer (ms)', shown: 'none', check: optional(delay('actTimeout')) },
+  onAddress: { type: '`(address) => void`', shown: 'none', check: optional(must((value) => typeof value === 'function', '"onAddress" must be a function')) },
+  share: { type: '`{ redis, key? }`', shown: 'none' },
+  links: { type: '`(path \\| { href, p?, rel? })[]`', shown: 'none' },
+  background: { type: '`{ after?, keep?, maxJobs?, poll?, heartbeat?, rateMax?, lease? }`', shown: 'none' }
+})
+
+/** Fastify's own options of `register`, which reach the plugin beside its own. */
+const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers']
+const KNOWN = new Set([...Object.keys(OPTIONS), ...REGISTER_OPTIONS])
 
 /**
  * What the plugin entry adds to the settings before they are frozen: maxDepth raised to the form's
@@ -232,47 +291,33 @@ export function resolveOptions (options: Record<string, unknown>, path: string, 
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
   }
-  const { act, type, html = true, rateLimit = DEFAULT_RATE_LIMIT, ifMatch = false, explain = false, lint = true, openapi = false } = options
-  const { bodyLimit = DEFAULT_BODY_LIMIT, bodyTimeout = DEFAULT_BODY_TIMEOUT, maxDepth = DEFAULT_MAX_DEPTH, actTimeout, onAddress, share } = options
-
   if (options['form'] === undefined) throw invalid('"form" must be a JSON Schema object')
   const limits = resolveLimits(options['limits'], path)
   const content = resolveContent(options, undefined, path, limits)
-  if (typeof act !== 'function') throw invalid('"act" must be a function')
-  if (type !== undefined && (typeof type !== 'string' || !FIELD_VALUE.test(type))) {
-    throw invalid('"type" must be a non-empty header field value (visible ASCII)')
+  const given: Record<string, unknown> = {}
+  for (const [name, row] of Object.entries(OPTIONS) as Array<[string, OptionRow]>) {
+    const value = options[name] === undefined ? row.value : options[name]
+    row.check?.(value, invalid)
+    given[name] = value
   }
-  if (!isPositiveInteger(bodyLimit)) throw invalid('"bodyLimit" must be a positive integer number of bytes')
-  if (!isDelay(bodyTimeout)) throw invalid(`"bodyTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
-  if (!isPositiveInteger(maxDepth)) throw invalid('"maxDepth" must be a positive integer')
-  if (typeof lint !== 'boolean' && !isLintRequirement(lint)) throw invalid('"lint" must be a boolean or { require: [decoder names] }')
-  if (rateLimit !== false && (rateLimit === null || typeof rateLimit !== 'object')) {
-    throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
-  }
-  if (rateLimit !== false) checkRateLimit(rateLimit as Record<string, unknown>, invalid)
-  if (typeof openapi !== 'boolean' && !isTags(openapi)) throw invalid('"openapi" must be a boolean or { tags: [strings] }')
-  if (typeof html !== 'boolean' && typeof html !== 'function') throw invalid('"html" must be a boolean or a function')
-  if (typeof ifMatch !== 'boolean') throw invalid('"ifMatch" must be a boolean')
-  if (typeof explain !== 'boolean') throw invalid('"explain" must be a boolean')
-  if (actTimeout !== undefined && !isDelay(actTimeout)) throw invalid(`"actTimeout" must be a positive integer of milliseconds, at most ${MAX_DELAY}`)
-  if (onAddress !== undefined && typeof onAddress !== 'function') throw invalid('"onAddress" must be a function')
+  const { lint, rateLimit, openapi, share } = given as { lint: boolean | { require: readonly string[] }, rateLimit: RateLimitPluginOptions | false, openapi: boolean | { tags: readonly string[] }, share: unknown }
 
   const settings: Settings = {
     path,
     content,
-    act: act as Settings['act'],
-    type,
-    bodyLimit,
-    bodyTimeout,
-    maxDepth,
+    act: given['act'] as Settings['act'],
+    type: given['type'] as string | undefined,
+    bodyLimit: given['bodyLimit'] as number,
+    bodyTimeout: given['bodyTimeout'] as number,
+    maxDepth: given['maxDepth'] as number,
     lint: lint === false ? false : { require: Object.freeze(lint === true ? [] : [...lint.require]) },
     rateLimit: rateLimit === false ? false : { ...DEFAULT_RATE_LIMIT, ...rateLimit },
-    html: html as Settings['html'],
+    html: given['html'] as Settings['html'],
     openapi: openapi === false ? false : Object.freeze({ tags: Object.freeze(openapi === true ? [] : [...openapi.tags]) }),
-    ifMatch,
-    explain,
-    actTimeout,
-    onAddress: onAddress as Settings['onAddress'],
+    ifMatch: given['ifMatch'] as boolean,
+    explain: given['explain'] as boolean,
+    actTimeout: given['actTimeout'] as number | undefined,
+    onAddress: given['onAddress'] as Settings['onAddress'],
     share: share === undefined ? undefined : resolveShare(share, path),
     limits,
     links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path),
@@ -348,8 +393,10 @@ const DURATION = /^ *\d*\.?\d+ *(?:ms|msecs?|milliseconds?|s|secs?|seconds?|m|mi
  * limits nothing): a count or a function of the request, and a window of milliseconds, a duration
  * such as '1 minute', or a function.
  */
-function checkRateLimit (rateLimit: Record<string, unknown>, invalid: (detail: string) => Error): void {
-  const { max, timeWindow } = rateLimit
+function checkRateLimit (value: unknown, invalid: Invalid): void {
+  if (value === false) return
+  if (value === null || typeof value !== 'object') throw invalid('"rateLimit" must be @fastify/rate-limit options or false')
+  const { max, timeWindow } = value as Record<string, unknown>
   if (max !== undefined && typeof max !== 'function' && !(typeof max === 'number' && Number.isSafeInteger(max) && max >= 0)) {
     throw invalid('"rateLimit.max" must be a non-negative integer or a function')
   }
@@ -359,7 +406,10 @@ function checkRateLimit (rateLimit: Record<string, unknown>, invalid: (detail: s
   }
 }
 
-const isPositiveInteger = (value: unknown): value is number =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+function isPositiveInteger (value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+}
 
-const isDelay = (value: unknown): value is number => isPositiveInteger(value) && value <= MAX_DELAY
+function isDelay (value: unknown): value is number {
+  return isPositiveInteger(value) && value <= MAX_DELAY
+}

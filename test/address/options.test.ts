@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { describe, it } from 'node:test'
 import Fastify from 'fastify'
 import gpt, { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../../src/index.ts'
+import { OPTIONS } from '../../src/address/options.ts'
 import { registrationError } from '../helpers/host.ts'
 
 describe('options are checked at registration, with named errors', () => {
@@ -74,5 +76,43 @@ describe('options are checked at registration, with named errors', () => {
     app.get('/up', async () => 'up')
     app.register(gpt, { form: { type: 'nope' }, act: () => 1 })
     await assert.rejects(async () => { await app.ready() }, { code: 'GPT_ERR_FORM_INVALID' })
+  })
+})
+
+describe('the options table', () => {
+  /** The README's options table: each option's type and default cells, by name. */
+  function readmeRows (): Map<string, { type: string, shown: string }> {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Options\n'))
+    assert.ok(section !== undefined, 'the README has a section "Options"')
+    const rows = new Map<string, { type: string, shown: string }>()
+    for (const line of section.split('\n')) {
+      const cells = line.split(/(?<!\\)\|/).slice(1, -1).map((cell) => cell.trim())
+      const name = /^`(\w+)`$/.exec(cells[0] ?? '')?.[1]
+      if (name !== undefined) rows.set(name, { type: cells[1]!, shown: cells[2]! })
+    }
+    return rows
+  }
+
+  it('names every option the plugin takes, and only those (and Fastify\'s prefix)', () => {
+    assert.deepEqual([...readmeRows().keys()].sort(), [...Object.keys(OPTIONS), 'prefix'].sort())
+  })
+
+  for (const [name, row] of Object.entries(OPTIONS)) {
+    it(`shows ${name}'s type and default as the plugin has them`, () => {
+      assert.deepEqual(readmeRows().get(name), { type: row.type, shown: row.shown })
+    })
+  }
+
+  it('a default shown is the default taken', () => {
+    // As the table writes values: '' strings, { name: value } objects.
+    const written = (value: unknown): string => typeof value === 'object' && value !== null
+      ? `{ ${Object.entries(value).map(([name, member]) => `${name}: ${written(member)}`).join(', ')} }`
+      : typeof value === 'string' ? `'${value}'` : String(value)
+    const defaulted = Object.entries(OPTIONS).filter(([, row]) => 'value' in row)
+    assert.ok(defaulted.length >= 8)
+    for (const [name, row] of defaulted) {
+      assert.equal(row.shown.replace(/^`([^`]*)`.*$/, '$1'), written((row as { value: unknown }).value), name)
+    }
   })
 })
