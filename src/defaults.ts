@@ -6,3 +6,6 @@ export const DEFAULT_BODY_LIMIT = 65536
 
 /** Containers (objects and arrays) that may be nested in a body; `[[1]]` has depth 2. */
 export const DEFAULT_MAX_DEPTH = 64
+
+/** The longest delay setTimeout keeps, in ms; a longer one fires after 1 ms instead. */
+export const MAX_DELAY = 2 ** 31 - 1
