@@ -1,5 +1,6 @@
-// The compiled form of a pattern: the instructions src/form/pattern/pattern.ts builds and both of its matchers
-// (the simulation of all paths in src/form/pattern/pattern.ts, the lazy DFA in src/form/pattern/dfa.ts) read.
+// The compiled form of a pattern: the instructions src/form/pattern/compiler.ts builds and its three
+// matchers read (the simulation of all paths in pike.ts, the lazy DFA in dfa.ts, the bit-parallel
+// simulation in bits.ts).
 
 // Instructions. A consuming instruction reads one code point; the others move without reading.
 export const CHAR = 0 // a: the code point
@@ -10,7 +11,7 @@ export const ASSERT = 4 // a: START, END, WORD or NOT_WORD; continue at pc + 1 i
 export const MATCH = 5
 // a: index of the class, b: index of the counter. Reads the class min to max times in a row, as
 // the unrolled copies would, with a queue of the code point offsets threads entered it at; continue
-// at pc + 1. Only the simulation runs it (a DFA state cannot hold the queue).
+// at pc + 1. Only the simulations run it (a DFA state cannot hold the queue).
 export const COUNT = 6
 
 export const START = 0

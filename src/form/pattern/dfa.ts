@@ -1,4 +1,4 @@
-// A lazy DFA over the automaton of src/form/pattern/pattern.ts: the sets of live instructions the simulation
+// A lazy DFA over the automaton of src/form/pattern/compiler.ts: the sets of live instructions the simulation
 // would compute are built on demand, one per (set, class of code points) first met, and cached, so
 // that a text of a shape seen before costs a table look-up per character. Design: docs/patterns.md.
 import { ASSERT, CHAR, END, JMP, MATCH, SPLIT, START, WORD, isWordUnit, type Automaton } from './code.ts'
