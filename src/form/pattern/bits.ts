@@ -4,7 +4,7 @@
 // position, with the offsets threads entered it at beside the set, so its count costs nothing per
 // character. It takes over where the lazy DFA gives up (dfa.ts), and runs alone where there is no
 // DFA (a pattern with a counter has none). Design: docs/patterns.md.
-import { ASSERT, CHAR, COUNT, END, JMP, MATCH, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './code.ts'
+import { ASSERT, AT_END, AT_START, CHAR, CODE_POINT_CACHE, CONTEXTS, COUNT, END, MATCH, NEXT_WORD, PREV_WORD, SET, START, contextAt, epsilon, isWordUnit, type Automaton } from './code.ts'
 
 /** Words of a set: room for 96 positions, the consuming instructions (a counter among them) and MATCH. */
 const WORDS = 3
@@ -20,16 +20,6 @@ const CHUNKS = BIT_POSITIONS / 8
  * counter (a position) an entry, the character read, and an entry leaving (each leaves once).
  */
 export const BIT_STEPS_PER_CHAR = CHUNKS + 2 + BIT_POSITIONS + 80 + 3 * BIT_POSITIONS
-
-// what an assertion knows of a position: bits of a context
-const AT_START = 1
-const AT_END = 2
-const PREV_WORD = 4
-const NEXT_WORD = 8
-const CONTEXTS = 16
-
-// code points outside ASCII whose set of accepting positions is remembered
-const CODE_POINT_CACHE = 4096
 
 export class BitSimulation {
   /** Work of the last `run`, in the unit of src/form/pattern/pattern.ts's steps. */
@@ -143,19 +133,14 @@ export class BitSimulation {
           const pc = stack[--top] as number
           if (seen[pc] === mark) continue
           seen[pc] = mark
-          const o = op[pc]
-          if (o === JMP) stack[top++] = a[pc] as number
-          else if (o === SPLIT) {
-            stack[top++] = m.b[pc] as number
-            stack[top++] = a[pc] as number
-          } else if (o === ASSERT) {
-            if (holds(a[pc] as number, ctx)) stack[top++] = pc + 1
-          } else {
-            const bit = bitOf[pc] as number
-            or(this.closure, out + (bit >> 5), 1 << (bit & 31))
-            // a counter that may read nothing is left as soon as it is entered, too
-            if (o === COUNT && m.countMin[m.b[pc] as number] === 0) stack[top++] = pc + 1
+          const bit = bitOf[pc] as number
+          if (bit < 0) {
+            top = epsilon(op, a, m.b, pc, ctx, stack, top)
+            continue
           }
+          or(this.closure, out + (bit >> 5), 1 << (bit & 31))
+          // a counter that may read nothing is left as soon as it is entered, too
+          if (op[pc] === COUNT && m.countMin[m.b[pc] as number] === 0) stack[top++] = pc + 1
         }
       }
     }
@@ -589,10 +574,7 @@ export class BitSimulation {
 
   /** The context at offset `at`, as far as the pattern's assertions read it. */
   private context (text: string, at: number): number {
-    const length = text.length
-    return ((at === 0 ? AT_START : 0) | (at === length ? AT_END : 0) |
-      (at > 0 && isWordUnit(text.charCodeAt(at - 1)) ? PREV_WORD : 0) |
-      (at < length && isWordUnit(text.charCodeAt(at)) ? NEXT_WORD : 0)) & this.contextMask
+    return contextAt(text, at) & this.contextMask
   }
 
   /** Fills a row of the table: the union of the closures after each position of chunk k in v; the work done. */
@@ -633,11 +615,4 @@ export class BitSimulation {
 
 function or (words: Int32Array, i: number, bits: number): void {
   words[i] = (words[i] as number) | bits
-}
-
-function holds (kind: number, ctx: number): boolean {
-  if (kind === START) return (ctx & AT_START) !== 0
-  if (kind === END) return (ctx & AT_END) !== 0
-  const boundary = ((ctx & PREV_WORD) !== 0) !== ((ctx & NEXT_WORD) !== 0)
-  return boundary === (kind === WORD)
 }

@@ -1,7 +1,7 @@
 // A lazy DFA over the automaton of src/form/pattern/compiler.ts: the sets of live instructions the simulation
 // would compute are built on demand, one per (set, class of code points) first met, and cached, so
 // that a text of a shape seen before costs a table look-up per character. Design: docs/patterns.md.
-import { ASSERT, CHAR, END, JMP, MATCH, SPLIT, START, WORD, isWordUnit, type Automaton } from './code.ts'
+import { ASSERT, AT_END, AT_START, CHAR, CODE_POINT_CACHE, CONTEXTS, END, JMP, MATCH, NEXT_WORD, PREV_WORD, SET, SPLIT, START, epsilon, isWordUnit, type Automaton } from './code.ts'
 
 /** Default size of a pattern's cache, in 32-bit cells: transition rows, sets of instructions and their keys. */
 export const DFA_CACHE_CELLS = 1 << 16
@@ -11,21 +11,14 @@ const UNKNOWN = -1
 const MATCHED = -2
 const DEAD = -3
 
-// what a closure knows of the position it is computed at
-const AHEAD_UNKNOWN = 0 // a state is being built: `$`, `\b` and `\B` wait for the next character
-const AHEAD_CHAR = 1 // a character of known class follows
-const AHEAD_END = 2 // the text ends here
-
-// state flags
-const AT_START = 1
-const AFTER_WORD = 2
+// a bit beside a closure's context: a state is being built, so `$`, `\b` and `\B` wait for the next
+// character (a state's flags are the context bits it knows, AT_START and PREV_WORD)
+const PENDING = CONTEXTS
 
 // classes beyond the ASCII ones that a row has room for; more distinct ones flush the cache
 const EXTRA_CLASSES = 32
 // characters a state loops on before the rest of the run is found by a RegExp
 const LONG_LOOP = 32
-// code points outside ASCII whose class is remembered
-const CODE_POINT_CACHE = 4096
 // per state besides its row and set: the key's characters are counted at half a cell
 const STATE_OVERHEAD = 16
 
@@ -288,9 +281,9 @@ export class LazyDfa {
 
   /**
    * Adds to out[len...] the consuming instructions, and the assertions still undecided, reachable
-   * from pc without reading; -1 if MATCH is. What is known of the position is `ahead` and `flags`.
+   * from pc without reading; -1 if MATCH is. What is known of the position is the context `ctx`.
    */
-  private close (pc0: number, ahead: number, flags: number, nextWord: boolean, out: Int32Array, len: number): number {
+  private close (pc0: number, ctx: number, out: Int32Array, len: number): number {
     const { op, a, b, stack, seen, gen } = this
     let top = 0
     stack[top++] = pc0
@@ -299,31 +292,11 @@ export class LazyDfa {
       this.work++
       if (seen[pc] === gen) continue
       seen[pc] = gen
-      switch (op[pc]) {
-        case JMP:
-          stack[top++] = a[pc] as number
-          break
-        case SPLIT:
-          stack[top++] = b[pc] as number
-          stack[top++] = a[pc] as number
-          break
-        case ASSERT: {
-          const kind = a[pc] as number
-          let holds: boolean
-          if (kind === START) holds = (flags & AT_START) !== 0
-          else if (ahead === AHEAD_UNKNOWN) {
-            out[len++] = pc
-            break
-          } else if (kind === END) holds = ahead === AHEAD_END
-          else holds = (((flags & AFTER_WORD) !== 0) !== (ahead === AHEAD_CHAR && nextWord)) === (kind === WORD)
-          if (holds) stack[top++] = pc + 1
-          break
-        }
-        case MATCH:
-          return -1
-        default:
-          out[len++] = pc
-      }
+      const o = op[pc]
+      if (o === MATCH) return -1
+      // a DFA runs no COUNT: what reads is CHAR or SET
+      if (o === CHAR || o === SET || (o === ASSERT && (ctx & PENDING) !== 0 && a[pc] !== START)) out[len++] = pc
+      else top = epsilon(op, a, b, pc, ctx, stack, top)
     }
     return len
   }
@@ -341,7 +314,7 @@ export class LazyDfa {
 
   private initial (): number {
     this.mark()
-    const len = this.close(0, AHEAD_UNKNOWN, AT_START, false, this.bufT, 0)
+    const len = this.close(0, AT_START | PENDING, this.bufT, 0)
     return len < 0 ? MATCHED : len === 0 ? DEAD : this.state(this.bufT, len, AT_START)
   }
 
@@ -355,11 +328,11 @@ export class LazyDfa {
     let len = this.setLen[i] as number
     if (this.pending[i] === true) {
       // decide `$`, `\b` and `\B` now that the next character is known
-      const nextWord = this.classWord[cls] === 1
+      const ctx = flags | (this.classWord[cls] === 1 ? NEXT_WORD : 0)
       this.mark()
       let decided = 0
       for (let k = 0; k < len; k++) {
-        decided = this.close(src[base + k] as number, AHEAD_CHAR, flags, nextWord, this.bufC, decided)
+        decided = this.close(src[base + k] as number, ctx, this.bufC, decided)
         if (decided < 0) return (this.trans[h + cls] = MATCHED)
       }
       src = this.bufC
@@ -375,17 +348,17 @@ export class LazyDfa {
       this.work++
       const hit = op[pc] === CHAR ? a[pc] === rep : this.classSet[cls * sets + (a[pc] as number)] === 1
       if (hit) {
-        size = this.close(pc + 1, AHEAD_UNKNOWN, 0, false, this.bufT, size)
+        size = this.close(pc + 1, PENDING, this.bufT, size)
         if (size < 0) return (this.trans[h + cls] = MATCHED)
       }
     }
     if (!this.anchored) {
       // the unanchored search: a match may also start at the next position
-      size = this.close(0, AHEAD_UNKNOWN, 0, false, this.bufT, size)
+      size = this.close(0, PENDING, this.bufT, size)
       if (size < 0) return (this.trans[h + cls] = MATCHED)
     }
     const before = this.flushes
-    const t = size === 0 ? DEAD : this.state(this.bufT, size, this.classWord[cls] === 1 ? AFTER_WORD : 0)
+    const t = size === 0 ? DEAD : this.state(this.bufT, size, this.classWord[cls] === 1 ? PREV_WORD : 0)
     // a flush emptied the cache, this row with it
     if (this.flushes === before) this.trans[h + cls] = t
     return t
@@ -445,7 +418,7 @@ export class LazyDfa {
         this.mark()
         const at = this.setAt[i] as number
         for (let k = 0; k < (this.setLen[i] as number) && known === 0; k++) {
-          if (this.close(this.pool[at + k] as number, AHEAD_END, this.flag[i] as number, false, this.bufC, 0) < 0) known = 1
+          if (this.close(this.pool[at + k] as number, (this.flag[i] as number) | AT_END, this.bufC, 0) < 0) known = 1
         }
       }
       this.endMatch[i] = known

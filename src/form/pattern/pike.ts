@@ -2,7 +2,7 @@
 // instruction enters the set of live states at most once per position of the text, whatever the
 // pattern's nesting, hence the bound on its work. It runs where neither the lazy DFA (dfa.ts) nor
 // the bit-parallel simulation (bits.ts) does, and in tests and comparisons. Design: docs/patterns.md.
-import { ASSERT, CHAR, COUNT, END, JMP, MATCH, SET, SPLIT, START, WORD, isWordUnit, type Automaton } from './code.ts'
+import { ASSERT, CHAR, COUNT, MATCH, SET, contextAt, epsilon, type Automaton } from './code.ts'
 
 export class PikeVm {
   /** Work of the last `run`, in the unit of src/form/pattern/pattern.ts's steps. */
@@ -12,6 +12,8 @@ export class PikeVm {
   private readonly a: Int32Array
   private readonly b: Int32Array
   private readonly anchored: boolean
+  // whether some instruction asserts: else no position's context is worth computing
+  private readonly asserts: boolean
   // class membership as V8 decides it: a table for ASCII, a sticky RegExp at the offset otherwise
   private readonly ascii: Uint8Array
   private readonly sticky: readonly RegExp[]
@@ -39,6 +41,7 @@ export class PikeVm {
     this.a = m.a
     this.b = m.b
     this.anchored = m.anchored
+    this.asserts = m.op.includes(ASSERT)
     this.ascii = m.ascii
     this.sticky = m.sticky
     this.countMin = m.countMin
@@ -57,13 +60,14 @@ export class PikeVm {
 
   /** Whether the pattern matches in `text`, from offset `from`, where the instructions `seeds` are live (all of them from 0 when null). */
   run (text: string, from: number, seeds: Int32Array | null): boolean {
-    const { op, a, b, ascii, alive, head, queue, countMin } = this
+    const { op, a, b, ascii, alive, head, queue, countMin, asserts } = this
     const length = text.length
     let [now, next] = this.dense
     let [nowIndex, nextIndex] = this.sparse
     let size = 0
     let steps = 0
     let at = from
+    let ctx = asserts ? contextAt(text, at) : 0
     this.steps = 0
     // counters count code points; seeds come from the DFA, which runs only programs without them
     let index = 0
@@ -72,19 +76,20 @@ export class PikeVm {
     this.entryAt = 0
     if (seeds !== null) {
       for (const pc of seeds) {
-        size = this.close(now, nowIndex, size, pc, at, text)
+        size = this.close(now, nowIndex, size, pc, ctx)
         if (size < 0) return this.done(steps, true)
       }
     }
     for (;;) {
       if (at === 0 || !this.anchored) {
-        size = this.close(now, nowIndex, size, 0, at, text)
+        size = this.close(now, nowIndex, size, 0, ctx)
         if (size < 0) return this.done(steps, true)
       }
       if (at >= length || (size === 0 && this.anchored)) return this.done(steps, false)
       // a surrogate pair is one code point (the `u` flag); a lone surrogate stands for itself
       const c = text.codePointAt(at) as number
       const width = c > 0xffff ? 2 : 1
+      const ahead = asserts ? contextAt(text, at + width) : 0
       this.tick++
       const after = index + 1
       // first every counter reads the character, before a closure below enters one at `after`
@@ -124,7 +129,7 @@ export class PikeVm {
         } else {
           continue
         }
-        nextSize = this.close(next, nextIndex, nextSize, pc + 1, at + width, text)
+        nextSize = this.close(next, nextIndex, nextSize, pc + 1, ahead)
         if (nextSize < 0) return this.done(steps, true)
       }
       const dense = now
@@ -135,6 +140,7 @@ export class PikeVm {
       nextIndex = sparse
       size = nextSize
       at += width
+      ctx = ahead
       index = after
       this.entryAt = index
     }
@@ -191,8 +197,8 @@ export class PikeVm {
     return matched
   }
 
-  /** Adds to the set the states reachable from `start` at offset `at` without reading; -1 on MATCH. */
-  private close (dense: Int32Array, sparse: Int32Array, size: number, start: number, at: number, text: string): number {
+  /** Adds to the set the states reachable from `start` without reading, in context `ctx`; -1 on MATCH. */
+  private close (dense: Int32Array, sparse: Int32Array, size: number, start: number, ctx: number): number {
     const { op, a, b, stack } = this
     let top = 0
     let steps = 0
@@ -216,21 +222,11 @@ export class PikeVm {
       if (present) continue
       sparse[pc] = size
       dense[size++] = pc
-      switch (o) {
-        case JMP:
-          stack[top++] = a[pc] as number
-          break
-        case SPLIT:
-          stack[top++] = b[pc] as number
-          stack[top++] = a[pc] as number
-          break
-        case ASSERT:
-          if (holds(a[pc] as number, text, at)) stack[top++] = pc + 1
-          break
-        case MATCH:
-          this.steps += steps
-          return -1
+      if (o === MATCH) {
+        this.steps += steps
+        return -1
       }
+      top = epsilon(op, a, b, pc, ctx, stack, top)
     }
     this.steps += steps
     return size
@@ -246,13 +242,4 @@ export class PikeVm {
     }
     return this.seen[id] === 1
   }
-}
-
-function holds (kind: number, text: string, at: number): boolean {
-  if (kind === START) return at === 0
-  if (kind === END) return at === text.length
-  // ECMA-262 IsWordChar: with u and without i, \w is [A-Za-z0-9_], so code units suffice
-  const before = at > 0 && isWordUnit(text.charCodeAt(at - 1))
-  const after = at < text.length && isWordUnit(text.charCodeAt(at))
-  return (before !== after) === (kind === WORD)
 }
