@@ -125,7 +125,10 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     // Not an address (draft §3.3: an address's GET is its arrival): the job's events, as NDJSON or
     // (to a client asking for text/event-stream) as SSE, from `?after=<seq>` (or Last-Event-ID)
     // on, a heartbeat when quiet, closed once it ends.
-    jobs.get<Params>('/:id/events', common, async (request, reply) => {
+    // A compressor holds what it is given until it has enough to write: a host compressing every
+    // type (@fastify/compress's `customTypes`) would hold each event back from the client.
+    const streamed = { ...common, compress: false }
+    jobs.get<Params>('/:id/events', streamed, async (request, reply) => {
       const job = await found(request, reply)
       if (job === undefined) return reply
       const framing = framingFor(request, background.poll)

@@ -2,11 +2,13 @@ import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
 import { describe, it } from 'node:test'
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
+import { request } from 'node:http'
 import compress from '@fastify/compress'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import gpt, { type GptAddress } from '../../src/index.ts'
 import { arrivalNeedsNothingAndNeverVaries, everyRejectionTheSameBare204, noteForm } from '../helpers/beside.ts'
+import { eventually, slowHost } from '../helpers/jobs.ts'
 
 /** A host running @fastify/compress with its defaults, and an address at /notes beside a plain route. */
 async function compressed (options: { ifMatch?: boolean, form?: object } = {}): Promise<{ app: FastifyInstance, seen: unknown[], address: GptAddress }> {
@@ -184,4 +186,30 @@ describe('§3 the arrival beside @fastify/compress', () => {
     assert.equal(seen.length, 3)
     await app.close()
   })
+})
+
+describe('a job\'s progress stream beside @fastify/compress', () => {
+  // Its defaults leave both framings alone; a host may well compress every type.
+  const configs: Array<[string, object]> = [['defaults', {}], ['every type compressed', { customTypes: /./ }]]
+  const cases = ['application/x-ndjson', 'text/event-stream'].flatMap((accept) => configs.map(([config, options]) => ({ accept, config, options })))
+  for (const { accept, config, options } of cases) {
+    it(`${accept}, ${config}: each event reaches a client that accepts gzip as it comes, not when a compressor flushes`, async () => {
+      const { app, stepper } = await slowHost({ heartbeat: 60_000 }, {}, {}, (host) => { host.register(compress, options) })
+      const url = await app.listen({ port: 0, host: '127.0.0.1' })
+      const handle = await app.inject({ method: 'POST', url: '/slow', payload: '{"steps":2}', headers: { 'content-type': 'application/json', prefer: 'respond-async' } })
+      let received = ''
+      let encoding: string | undefined
+      const stream = request(`${url}${handle.json().href}/events`, { headers: { accept, 'accept-encoding': 'gzip, br' } }, (response) => {
+        encoding = response.headers['content-encoding']
+        response.setEncoding('utf8').on('data', (chunk: string) => { received += chunk })
+      })
+      stream.end()
+      stepper.gates[1]!.open()
+      await eventually(() => received.includes('"seq":1'), 'the first event, while the job still works')
+      assert.equal(encoding, undefined)
+      stepper.gates[2]!.open()
+      await eventually(() => received.includes('"status":"completed"'), 'the final event')
+      await app.close()
+    })
+  }
 })
