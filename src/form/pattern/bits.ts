@@ -1,15 +1,12 @@
-// The bit-parallel simulation of the automaton of compiler.ts: the set of live consuming
+// The bit-parallel simulation of the automaton of pattern.ts: the set of live consuming
 // instructions is a bitset of three 32-bit words, and one character costs the same few table
 // look-ups whatever the pattern, with no cache to thrash. A counter (`[^<>]{1,4000}`) is one
 // position, with the offsets threads entered it at beside the set, so its count costs nothing per
 // character. It takes over where the lazy DFA gives up (dfa.ts), and runs alone where there is no
 // DFA (a pattern with a counter has none). Design: docs/patterns.md.
-import { ASSERT, AT_END, AT_START, CHAR, CODE_POINT_CACHE, CONTEXTS, COUNT, END, MATCH, NEXT_WORD, PREV_WORD, SET, START, contextAt, epsilon, isWordUnit, type Automaton } from './code.ts'
+import { AT_END, AT_START, CODE_POINT_CACHE, NEXT_WORD, PREV_WORD, contextAt, isWordUnit, type Automaton } from './code.ts'
+import { BIT_POSITIONS, NARROW_POSITIONS, WORDS, layout, positions } from './positions.ts'
 
-/** Words of a set: room for 96 positions, the consuming instructions (a counter among them) and MATCH. */
-const WORDS = 3
-/** Most positions a set holds. */
-export const BIT_POSITIONS = 32 * WORDS
 // a set is read in chunks of 8 bits, each the index of a row of precomputed unions
 const CHUNKS = BIT_POSITIONS / 8
 
@@ -65,110 +62,34 @@ export class BitSimulation {
 
   /** The simulation for an automaton, or null when it has more positions than a set holds. */
   static for (m: Automaton): BitSimulation | null {
-    let positions = 0
-    for (let pc = 0; pc < m.states; pc++) {
-      const o = m.op[pc]
-      if (o === CHAR || o === SET || o === MATCH || o === COUNT) positions++
-    }
-    return positions <= BIT_POSITIONS ? new BitSimulation(m) : null
+    return positions(m.op) <= BIT_POSITIONS ? new BitSimulation(m) : null
   }
 
   private constructor (m: Automaton) {
-    const { op, a, states: n } = m
-    this.n = n
+    const p = layout(m)
+    this.n = m.states
     this.anchored = m.anchored
     this.sticky = m.sticky
-    const bitOf = new Int32Array(n).fill(-1)
-    const pcs: number[] = []
-    let mask = 0
-    this.counted = new Int32Array(WORDS)
+    this.pcOf = p.pcOf
+    this.chunks = Math.max(1, Math.ceil(p.pcOf.length / 8))
+    this.matchWord = p.match >> 5
+    this.matchBit = 1 << (p.match & 31)
+    this.contextMask = p.contextMask
+    this.words = (p.contextMask & PREV_WORD) !== 0
+    this.closure = p.closure
+    this.asciiAccept = p.asciiAccept
+    this.classMask = p.classMask
+    this.literalMask = p.literalMask
+    this.counted = p.counted
     this.counters = m.countMin.length
-    this.counterAt = new Int32Array(BIT_POSITIONS).fill(-1)
-    this.countPc = new Int32Array(this.counters)
+    this.counterAt = p.counterAt
+    this.countPc = p.countPc
     this.countMin = m.countMin
     this.countMax = m.countMax
     this.base = new Int32Array(this.counters)
     this.room = new Int32Array(this.counters)
     this.head = new Int32Array(this.counters)
     this.runs = new Int32Array(this.counters)
-    for (let pc = 0; pc < n; pc++) {
-      const o = op[pc]
-      if (o === COUNT) {
-        const bit = pcs.length
-        const id = m.b[pc] as number
-        or(this.counted, bit >> 5, 1 << (bit & 31))
-        this.counterAt[bit] = id
-        this.countPc[id] = pc
-      }
-      if (o === CHAR || o === SET || o === MATCH || o === COUNT) {
-        bitOf[pc] = pcs.length
-        pcs.push(pc)
-      } else if (o === ASSERT) {
-        const kind = a[pc] as number
-        mask |= kind === START ? AT_START : kind === END ? AT_END : PREV_WORD | NEXT_WORD
-      }
-    }
-    this.pcOf = Int32Array.from(pcs)
-    this.chunks = Math.max(1, Math.ceil(pcs.length / 8))
-    const matchPosition = bitOf[op.indexOf(MATCH)] as number
-    this.matchWord = matchPosition >> 5
-    this.matchBit = 1 << (matchPosition & 31)
-    this.contextMask = mask
-    this.words = (mask & PREV_WORD) !== 0
-
-    // the closures, for every context an assertion can tell apart: at most 16 × states² steps,
-    // once, when the pattern is compiled
-    this.closure = new Int32Array(CONTEXTS * n * WORDS)
-    const seen = new Int32Array(n).fill(-1)
-    const stack = new Int32Array(2 * n + 1)
-    let mark = 0
-    for (let ctx = 0; ctx < CONTEXTS; ctx++) {
-      if ((ctx & mask) !== ctx) continue
-      for (let from = 0; from < n; from++) {
-        mark++
-        const out = (ctx * n + from) * WORDS
-        let top = 0
-        stack[top++] = from
-        while (top > 0) {
-          const pc = stack[--top] as number
-          if (seen[pc] === mark) continue
-          seen[pc] = mark
-          const bit = bitOf[pc] as number
-          if (bit < 0) {
-            top = epsilon(op, a, m.b, pc, ctx, stack, top)
-            continue
-          }
-          or(this.closure, out + (bit >> 5), 1 << (bit & 31))
-          // a counter that may read nothing is left as soon as it is entered, too
-          if (op[pc] === COUNT && m.countMin[m.b[pc] as number] === 0) stack[top++] = pc + 1
-        }
-      }
-    }
-
-    // which positions read which characters
-    const classes = m.sticky.length
-    this.asciiAccept = new Int32Array(128 * WORDS)
-    this.classMask = new Int32Array(classes * WORDS)
-    this.literalMask = new Map()
-    pcs.forEach((pc, bit) => {
-      const word = bit >> 5
-      const one = 1 << (bit & 31)
-      if (op[pc] === CHAR) {
-        const c = a[pc] as number
-        if (c < 128) or(this.asciiAccept, c * WORDS + word, one)
-        else {
-          let lit = this.literalMask.get(c)
-          if (lit === undefined) this.literalMask.set(c, lit = new Int32Array(WORDS))
-          or(lit, word, one)
-        }
-      } else if (op[pc] === SET || op[pc] === COUNT) {
-        const id = a[pc] as number
-        or(this.classMask, id * WORDS + word, one)
-        for (let c = 0; c < 128; c++) {
-          if (m.ascii[id * 128 + c] === 1) or(this.asciiAccept, c * WORDS + word, one)
-        }
-      }
-    })
   }
 
   /**
@@ -182,10 +103,10 @@ export class BitSimulation {
       this.follow = new Int32Array(mids * this.chunks * 256 * WORDS)
       this.filled = new Uint8Array(mids * this.chunks * 256)
     }
-    return this.chunks <= 4 ? this.runNarrow(text, from, seeds) : this.runWide(text, from, seeds)
+    return this.pcOf.length <= NARROW_POSITIONS ? this.runNarrow(text, from, seeds) : this.runWide(text, from, seeds)
   }
 
-  /** `run` for at most 32 positions: the sets are their first words (the others stay 0). */
+  /** `run` for at most NARROW_POSITIONS positions: the sets are their first words (the others stay 0). */
   private runNarrow (text: string, from: number, seeds: Int32Array | null): boolean {
     const { closure, asciiAccept, n, chunks, anchored, matchBit, contextMask, words, follow, filled, counters } = this
     const counted = this.counted[0] as number
@@ -611,8 +532,4 @@ export class BitSimulation {
     this.codePointAccept.set(c, accept)
     return accept
   }
-}
-
-function or (words: Int32Array, i: number, bits: number): void {
-  words[i] = (words[i] as number) | bits
 }

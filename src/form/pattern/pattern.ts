@@ -7,9 +7,9 @@ import type { AST } from '@eslint-community/regexpp'
 import type { RegExpEngine } from 'ajv/dist/types/index.js'
 import { BitSimulation } from './bits.ts'
 import { automaton, compile, recount, PatternError, type Code } from './compiler.ts'
-import { CHAR, COUNT, MATCH, SET } from './code.ts'
 import { BAIL, DFA_CACHE_CELLS, LazyDfa } from './dfa.ts'
 import { PikeVm } from './pike.ts'
+import { NARROW_POSITIONS, positions } from './positions.ts'
 
 export { PatternError } from './compiler.ts'
 
@@ -82,16 +82,8 @@ export function compilePattern (source: string, options: PatternOptions = {}): L
   const bits = options.bits ?? true
   // copies that fit keep the lazy DFA; where it gives up on them, the same pattern counted may
   // need a set of one word where the copies need three (src/form/pattern/bits.ts)
-  const counted = bits && code.countMin.length === 0 && positions(code) > NARROW_POSITIONS ? ast : null
+  const counted = bits && code.countMin.length === 0 && positions(code.op) > NARROW_POSITIONS ? ast : null
   return new Program(source, code, options.dfaCells ?? DFA_CACHE_CELLS, bits, limit, counted)
-}
-
-/** Positions of the bit-parallel simulation that one 32-bit word holds, read by its fastest loop. */
-const NARROW_POSITIONS = 32
-
-/** The positions of the bit-parallel simulation: the consuming instructions, the counters and MATCH. */
-function positions (code: Code): number {
-  return code.op.reduce((count, op) => count + (op === CHAR || op === SET || op === COUNT || op === MATCH ? 1 : 0), 0)
 }
 
 /** The engine for Ajv's `code.regExp` option; Ajv passes the flags `u` when `unicodeRegExp` is on. */
@@ -196,7 +188,7 @@ class Program implements LinearPattern {
   private narrower (): Program | null {
     if (this.narrow === undefined) {
       const code = this.counted === null ? null : recount(this.source, this.counted, this.limit)
-      this.narrow = code !== null && code.countMin.length > 0 && positions(code) <= NARROW_POSITIONS
+      this.narrow = code !== null && code.countMin.length > 0 && positions(code.op) <= NARROW_POSITIONS
         ? new Program(this.source, code, 0, true)
         : null
     }
