@@ -25,6 +25,14 @@ function room (files, allowed, why, extra = []) {
 
 export default [
   ...neostandard({ ts: true, ignores: ['dist/**', 'node_modules/**', '.consumer/**', '.ladder-build/**'] }),
+  // The page's scripts: classic inline scripts, run in a browser, on these of its APIs.
+  {
+    files: ['src/page/*.browser.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', location: 'readonly', fetch: 'readonly', EventSource: 'readonly' }
+    }
+  },
   room(['src/json/**', 'src/errors.ts', 'src/limits.ts', 'src/types.ts', 'src/defaults.ts'], LEAVES,
     'a leaf imports only other leaves: every room may use it'),
   room(['src/form/**'], ['form', ...LEAVES], 'the validator (form/) imports only leaves'),

@@ -1,8 +1,10 @@
+// Generated from src/page/script.browser.js by `npm run build:page-scripts`: edit that file, not this one.
 /**
  * The page's one script, allowed by its hash in the Content-Security-Policy. It reads the inputs
  * that inputs.ts generated back into a JSON value, keeps the JSON body in step with them, and
  * POSTs the body to the page's own address. It only ever writes text (textContent, value), never
- * HTML. Kept as plain browser JavaScript so the bytes hashed are the bytes served.
+ * HTML. Plain browser JavaScript, so the bytes hashed are the bytes served: script.browser.js from
+ * 'use strict' on.
  */
 export const SCRIPT = String.raw`
 'use strict'
