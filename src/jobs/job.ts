@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { Ring } from './ring.ts'
 
 /** Where a job stands; every status but `working` is final. */
 export type Status = 'working' | 'completed' | 'failed' | 'cancelled'
@@ -42,7 +43,7 @@ export class Job {
   progressed: string | undefined
   /** Bumped on every change: the arrival's entity tag. */
   version = 0
-  readonly #events: JobEvent[] = []
+  readonly #events = new Ring<JobEvent>(RETAINED)
   readonly #listeners = new Set<(event: JobEvent) => void>()
   readonly #keep: number
 
@@ -57,7 +58,7 @@ export class Job {
   /** A progress value; false (and nothing recorded) once final, or if it is not JSON. */
   progress (value: unknown): boolean {
     if (this.done) return false
-    const json = toJson(value === undefined ? null : value)
+    const json = jobJson(value)
     if (json === undefined) return false
     this.progressed = json
     this.#push('working', `{"seq":${this.version + 1},"status":"working","progress":${json}}\n`, progressMessage(value, json))
@@ -67,7 +68,7 @@ export class Job {
   /** The result; a result that is not JSON fails the job instead. False if already final. */
   complete (value: unknown, now: number): boolean {
     if (this.done) return false
-    const json = toJson(value === undefined ? null : value)
+    const json = jobJson(value)
     if (json === undefined) return this.fail(now)
     this.result = json
     const shown = json.length > MESSAGE_CHARS ? `${json.slice(0, MESSAGE_CHARS)}… (the whole result is the member "result")` : json
@@ -84,13 +85,25 @@ export class Job {
 
   /** The retained events after `cursor` (a seq), oldest first. */
   since (cursor: number): readonly JobEvent[] {
-    const first = this.#events.findIndex((event) => event.seq > cursor)
-    return first === -1 ? [] : this.#events.slice(first)
+    return this.#events.from(this.#after(cursor))
+  }
+
+  /** The first retained event after `cursor`: the oldest kept one when the cursor is older still. */
+  next (cursor: number): JobEvent | undefined {
+    return this.#events.at(this.#after(cursor))
   }
 
   /** The last `count` retained events. */
   last (count: number): readonly JobEvent[] {
-    return this.#events.slice(-count)
+    return this.#events.from(this.#events.length - count)
+  }
+
+  /**
+   * Numbers the next event as if `count` had come before it: events of the act's that were
+   * dropped before the job was made (src/jobs/early.ts). Only before the job's first event.
+   */
+  skip (count: number): void {
+    this.version += count
   }
 
   /** Called with every later event; returns the way to stop listening. */
@@ -111,18 +124,25 @@ export class Job {
     return true
   }
 
+  /** Where the event after `cursor` is kept: the last one kept has the seq `version`, and seqs run on by one. */
+  #after (cursor: number): number {
+    return Math.max(0, this.#events.length - this.version + cursor)
+  }
+
   #push (status: Status, line: string, message: string): void {
     const event = { seq: ++this.version, status, line, message }
     this.#events.push(event)
-    if (this.#events.length > RETAINED) this.#events.splice(0, this.#events.length - RETAINED)
     for (const listener of [...this.#listeners]) listener(event)
   }
 }
 
-/** JSON text of a value, or undefined when it has none (a BigInt, a cycle, a function). */
-function toJson (value: unknown): string | undefined {
+/**
+ * A value's JSON text as a job records it (`undefined` reads as null), or undefined when it has
+ * none (a BigInt, a cycle): such progress is left out, and such a result fails the job.
+ */
+export function jobJson (value: unknown): string | undefined {
   try {
-    return JSON.stringify(value)
+    return JSON.stringify(value === undefined ? null : value)
   } catch {
     return undefined
   }
