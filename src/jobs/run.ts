@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
 import { LazyContext } from './context.ts'
+import { EarlyProgress } from './early.ts'
 import { drain, isProgressing } from './iterable.ts'
 import type { Job } from './job.ts'
 import { preferences } from './prefer.ts'
@@ -50,16 +51,18 @@ export interface Handle {
 /**
  * The act as the core calls it, with `background`: an act that answers within `after` ms (or the
  * client's `Prefer: wait`) answers as ever; one still running then becomes a job, and the request
- * is answered with the job address's handle (docs/jobs.md). `maxJobs` held: 503 and nothing runs.
+ * is answered with the job address's handle (docs/jobs.md). `maxJobs` acts running, or the
+ * client's share of them: 503 and nothing runs.
  */
 export function backgroundAct (settings: Settings, background: BackgroundSettings, store: JobStore): CoreAct {
   const act = settings.act as unknown as Act
   const { actTimeout } = settings
   const base = jobsPath(settings.path)
   return function onAct (body, request: FastifyRequest, reply: FastifyReply) {
-    if (!store.reserve()) {
+    const place = store.reserve(request.ip)
+    if (place === undefined) {
       request.log.warn('gpt: act refused, maxJobs reached')
-      reply.code(503).header('retry-after', String(store.retryAfter())).send()
+      reply.code(503).header('retry-after', String(store.retryAfter(request.ip, actTimeout))).send()
       return undefined
     }
     const context = new LazyContext()
@@ -69,19 +72,18 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       result = act(body, request, reply, context)
       progressing = isProgressing(result)
       if (!progressing && !isThenable(result)) {
-        store.release()
-        return result // answered at once: as it is without background
+        store.release(place)
+        return result // answered at once: as it is without background, whatever Prefer says
       }
     } catch (error) {
-      store.release()
+      store.release(place)
       throw error
     }
 
-    const started = store.clock.now()
     const prefer = preferences(request.headers.prefer)
     const wait = prefer.async ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
-    // Progress before the hand-off is kept, so the job's history starts where the act did.
-    const early: unknown[] = []
+    // Progress before the hand-off is kept (its last RETAINED), so the job's history starts where the act did.
+    const early = new EarlyProgress()
     let job: Job | undefined
     const onProgress = (value: unknown): void => {
       if (job === undefined) early.push(value)
@@ -94,37 +96,24 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
 
     return new Promise((resolve, reject) => {
       let handedOff = false
+      let answered = false
       const handOff = (): void => {
+        if (answered) return // settled first: answered within its request
         handedOff = true
         if (reply.sent) { // the act answered by itself: nothing to hand off
-          store.release()
+          store.release(place)
           resolve(undefined)
           return
         }
-        job = store.admit(started)
+        job = store.admit(place)
         const current = job
         // With `share`: stored in Redis before its first event, and before the handle names it.
         const announced = store.announce(current)
         // Its signal is the job's: aborted on cancel and on actTimeout, never on a disconnect.
         current.controller.signal.addEventListener('abort', () => { context.abort(current.controller.signal.reason) }, { once: true })
-        for (const value of early) current.progress(value)
-        early.length = 0
-        if (actTimeout !== undefined) {
-          const cancelTimer = store.clock.after(actTimeout - (store.clock.now() - started), () => {
-            if (current.fail(store.clock.now())) request.log.warn('gpt: job ran past actTimeout')
-          })
-          current.subscribe((event) => { if (event.status !== 'working') cancelTimer() })
-        }
-        const href = `${base}/${current.id}`
-        reply.header('link', `<${href}>; rel="monitor"`).header('cache-control', 'no-store')
-        if (prefer.async) reply.header('preference-applied', 'respond-async')
-        const handle: Handle = {
-          href,
-          p: 'The act goes on at this job address: GET it for its state, progress and result; its events stream as NDJSON at "events".',
-          rel: 'monitor',
-          status: 'working',
-          events: `${href}/events`
-        }
+        early.replay(current)
+        if (actTimeout !== undefined) failAt(current, place.started + actTimeout, store, request)
+        const handle = handleOf(`${base}/${current.id}`, reply, prefer.async)
         if (announced === undefined) {
           resolve(handle)
           return
@@ -135,32 +124,57 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
             return
           }
           // No instance could read the job: it is not run on (its signal aborted), and the
-          // request is answered as when Redis is away for anything else.
+          // request is answered as when Redis is away for anything else: after a poll.
           current.fail(store.clock.now())
           store.forget(current.id)
-          reply.removeHeader('link').removeHeader('preference-applied').code(503).header('retry-after', String(store.retryAfter())).send()
+          reply.removeHeader('link').removeHeader('preference-applied').code(503).header('retry-after', String(store.retryAfter(place.client, undefined))).send()
           resolve(undefined)
         }, reject)
       }
-      const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff, true)
-      if (wait === 0) handOff()
       settled.then((value) => {
         if (!handedOff) { // answered within its request, as without background
+          answered = true
           cancelWait?.()
-          store.release()
+          store.release(place)
           resolve(value)
           return
         }
         job?.complete(value, store.clock.now())
       }, (error: unknown) => {
         if (!handedOff) {
+          answered = true
           cancelWait?.()
-          store.release()
+          store.release(place)
           reject(error) // the core's failed act: a bare 500
           return
         }
         if (job?.fail(store.clock.now()) === true) request.log.error({ err: error instanceof Error ? error : undefined }, 'gpt: job failed')
       })
+      // respond-async hands off at once, but only an act still pending: one already settled
+      // (an async function with nothing to wait for) is answered plainly, as it would be in time.
+      const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff, true)
+      if (wait === 0) queueMicrotask(handOff)
     })
+  }
+}
+
+/** Fails the job at `deadline` (the act's start and actTimeout) unless it ends first. */
+function failAt (job: Job, deadline: number, store: JobStore, request: FastifyRequest): void {
+  const cancelTimer = store.clock.after(deadline - store.clock.now(), () => {
+    if (job.fail(store.clock.now())) request.log.warn('gpt: job ran past actTimeout')
+  })
+  job.subscribe((event) => { if (event.status !== 'working') cancelTimer() })
+}
+
+/** The handle answering an act that became the job at `href`, its header fields set on `reply`. */
+function handleOf (href: string, reply: FastifyReply, async: boolean): Handle {
+  reply.header('link', `<${href}>; rel="monitor"`).header('cache-control', 'no-store')
+  if (async) reply.header('preference-applied', 'respond-async')
+  return {
+    href,
+    p: 'The act goes on at this job address: GET it for its state, progress and result; its events stream as NDJSON at "events".',
+    rel: 'monitor',
+    status: 'working',
+    events: `${href}/events`
   }
 }

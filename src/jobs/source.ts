@@ -29,8 +29,10 @@ export interface JobSource {
   forget (id: string): void | Promise<void | typeof UNAVAILABLE>
   /**
    * The job's events after `cursor` (a seq), then each later one as it comes, ending after the
-   * final one; `null` every `heartbeat` ms (a framing's keep-alive). Ends when `signal` aborts:
-   * a client leaving ends its stream, never the job.
+   * final one; `null` every `heartbeat` ms (a framing's keep-alive). Read from the job's retained
+   * events when pulled, so a stream holds no more than they are, however slowly its client
+   * reads; one that fell behind them goes on at the oldest kept. Ends when `signal` aborts (a
+   * client leaving ends its stream, never the job), and when the job is gone.
    */
   events (id: string, cursor: number, heartbeat: number, signal: AbortSignal): AsyncIterable<JobEvent | null>
 }
@@ -46,41 +48,65 @@ export function localSource (store: JobStore): JobSource {
       return job.status
     },
     forget: (id) => { store.forget(id) },
-    events: (id, cursor, heartbeat, signal) => follow(store.get(id), cursor, heartbeat, signal)
+    events: (id, cursor, heartbeat, signal) => follow(store, id, cursor, heartbeat, signal)
   }
 }
 
-/** A job's retained events after `cursor`, then the later ones as the job makes them. */
-async function * follow (job: ReturnType<JobStore['get']>, cursor: number, heartbeat: number, signal: AbortSignal): AsyncGenerator<JobEvent | null> {
-  if (job === undefined) return
-  const queue: Array<JobEvent | null> = [...job.since(cursor)]
-  if (job.done) {
-    yield * queue
-    return
-  }
+/** Nothing more can come: the job is over and every event after the cursor was read, or the job is gone. */
+const OVER = Symbol('over')
+
+/**
+ * A job's first retained event after `cursor`; undefined while none has come yet. Looks the job
+ * up each time, and holds it in no frame a suspended stream keeps.
+ */
+function nextEvent (store: JobStore, id: string, cursor: number): JobEvent | undefined | typeof OVER {
+  const job = store.get(id)
+  if (job === undefined) return OVER
+  return job.next(cursor) ?? (job.done ? OVER : undefined)
+}
+
+/**
+ * A job's events after `cursor`, each read when pulled. Being told of a new event sets a flag and
+ * heartbeats count, so nothing queues while the client does not read; it holds the job's id,
+ * never the job, so a job forgotten is let go at once and the stream ends at its next pull.
+ */
+async function * follow (store: JobStore, id: string, cursor: number, heartbeat: number, signal: AbortSignal): AsyncGenerator<JobEvent | null> {
+  let dirty = true
+  let beats = 0
   let wake: (() => void) | undefined
-  const push = (item: JobEvent | null): void => {
-    queue.push(item)
+  const poke = (): void => {
+    dirty = true
     wake?.()
   }
-  const stop = job.subscribe(push)
-  const beat = setInterval(() => { push(null) }, heartbeat)
-  const abort = (): void => { wake?.() }
-  signal.addEventListener('abort', abort, { once: true })
+  const stop = store.watch(id, poke)
+  const beat = setInterval(() => { beats++; wake?.() }, heartbeat)
+  signal.addEventListener('abort', poke, { once: true })
   try {
     for (;;) {
-      while (queue.length > 0) {
-        const item = queue.shift()!
-        yield item
-        if (item !== null && item.status !== 'working') return
-      }
       if (signal.aborted) return
+      if (dirty) {
+        const event = nextEvent(store, id, cursor)
+        if (event === OVER) return
+        if (event === undefined) {
+          dirty = false
+          continue
+        }
+        cursor = event.seq
+        yield event
+        if (event.status !== 'working') return
+        continue
+      }
+      if (beats > 0) {
+        beats = 0
+        yield null
+        continue
+      }
       await new Promise<void>((resolve) => { wake = resolve })
       wake = undefined
     }
   } finally {
     clearInterval(beat)
     stop()
-    signal.removeEventListener('abort', abort)
+    signal.removeEventListener('abort', poke)
   }
 }

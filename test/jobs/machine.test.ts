@@ -10,32 +10,9 @@ import Fastify from 'fastify'
 import gpt from '../../src/index.ts'
 import { DEFAULT_BACKGROUND, type BackgroundSettings } from '../../src/jobs/settings.ts'
 import type { Job, JobEvent } from '../../src/jobs/job.ts'
-import { JobStore, type Clock } from '../../src/jobs/store.ts'
+import { clientShare, JobStore } from '../../src/jobs/store.ts'
+import { FakeClock } from './clock.ts'
 import { gate, type Gate } from '../helpers/jobs.ts'
-
-/** A clock the test moves: timers fire, in order, only when it is told to tick. */
-class FakeClock implements Clock {
-  time = 1_000_000
-  #timers: Array<{ at: number, then: () => void, live: boolean }> = []
-  now = (): number => this.time
-  after (ms: number, then: () => void): () => void {
-    const timer = { at: this.time + ms, then, live: true }
-    this.#timers.push(timer)
-    return () => { timer.live = false }
-  }
-
-  tick (ms: number): void {
-    const end = this.time + ms
-    for (;;) {
-      const due = this.#timers.filter((timer) => timer.live && timer.at <= end).sort((a, b) => a.at - b.at)[0]
-      if (due === undefined) break
-      due.live = false
-      this.time = Math.max(this.time, due.at)
-      due.then()
-    }
-    this.time = end
-  }
-}
 
 type Op =
   | { op: 'start' }
@@ -88,17 +65,18 @@ describe('the job state machine', () => {
       const store = new JobStore(settings, clock)
       const jobs: Expected[] = []
       const streams: Stream[] = []
+      const ends: Expected[] = []
 
       for (const step of script) {
         const target = 'job' in step ? jobs[step.job % Math.max(jobs.length, 1)] : undefined
         switch (step.op) {
           case 'start': {
-            const live = jobs.filter((e) => !e.forgotten && !(e.expires !== undefined && e.expires <= clock.now())).length
-            const reserved = store.reserve()
-            // maxJobs counts every job held, kept ones included; a refusal starts nothing.
-            assert.equal(reserved, live < maxJobs, `reserve with ${live} held of ${maxJobs}`)
-            if (!reserved) break
-            const job = store.admit(clock.now())
+            const running = jobs.filter((e) => !e.ended && !e.forgotten).length
+            const place = store.reserve('one client')
+            // maxJobs counts acts running, never finished jobs; one client holds its share of them.
+            assert.equal(place !== undefined, running < Math.min(maxJobs, clientShare(maxJobs)), `reserve with ${running} running of ${maxJobs}`)
+            if (place === undefined) break
+            const job = store.admit(place)
             const expected: Expected = { job, seen: [], ended: false, expires: undefined, forgotten: false }
             job.subscribe((event) => { expected.seen.push(event) })
             jobs.push(expected)
@@ -116,6 +94,10 @@ describe('the job state machine', () => {
             if (ended) {
               target.ended = true
               target.expires = clock.now() + settings.keep
+              ends.push(target)
+              // At most maxJobs finished jobs are kept: one more drops the oldest to have ended.
+              const kept = ends.filter((e) => !e.forgotten && e.expires! > clock.now())
+              if (kept.length > maxJobs) kept[0]!.forgotten = true
               const status = step.op === 'complete' ? (typeof step.value === 'bigint' ? 'failed' : 'completed') : step.op === 'fail' ? 'failed' : 'cancelled'
               assert.equal(target.job.status, status)
               assert.equal(target.job.controller.signal.aborted, status !== 'completed')
