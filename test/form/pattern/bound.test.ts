@@ -9,6 +9,7 @@ import { BIT_STEPS_PER_CHAR } from '../../../src/form/pattern/bits.ts'
 import { compileForm, freezeJson, type Json } from '../../../src/form/compile.ts'
 import { host, registrationError } from '../../helpers/host.ts'
 import { ab } from '../../helpers/texts.ts'
+import { patternOf } from './arbitraries.ts'
 
 const SEED = 20261202
 const BODY = 65_536
@@ -37,14 +38,7 @@ const big = fc.oneof(fc.nat(12), fc.integer({ min: 0, max: 5000 }))
 const quantifier = fc.oneof(
   fc.constantFrom('', '*', '+', '?', '*?'),
   fc.tuple(big, big, fc.nat(2)).map(([x, y, kind]) => kind === 0 ? `{${x}}` : kind === 1 ? `{${x},}` : `{${Math.min(x, y)},${Math.max(x, y)}}`))
-const { alternatives: bigPattern } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
-  piece: fc.oneof({ depthIdentifier: 'p', maxDepth: 2 },
-    fc.tuple(bigUnit, quantifier).map(([u, q]) => u + q),
-    fc.constantFrom('^', '$', '\\b'),
-    fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
-  sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 4, depthIdentifier: 'p' }).map(ps => ps.join('')),
-  alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'p' }).map(xs => xs.join('|'))
-}))
+const bigPattern = patternOf(bigUnit, quantifier, ['^', '$', '\\b'], 4)
 const repetitive = fc.tuple(fc.array(fc.constantFrom('a', 'b', 'x', '<', 'y'), { minLength: 1, maxLength: 4 }),
   fc.integer({ min: 1, max: 6000 }), fc.constantFrom('', '<', 'c', 'a')).map(([unit, k, end]) => unit.join('').repeat(k) + end)
 
@@ -194,14 +188,7 @@ describe('the bit-parallel simulation', () => {
   it('a search over patterns near the limit, with assertions and classes outside ASCII, finds none over its bound', () => {
     const unit = fc.constantFrom('a', 'b', 'é', '😀', '[ab]', '(a|b)', '.', '[\\s\\S]', '\\w', '\\p{L}', '[^a]', '(?:a|😀)')
     const quantifier = fc.constantFrom('', '*', '+', '?', '{2}', '{0,3}', '{5}', '{8,9}', '{2,}')
-    const { alternatives } = fc.letrec<{ piece: string, sequence: string, alternatives: string }>(tie => ({
-      piece: fc.oneof({ depthIdentifier: 'b', maxDepth: 2 },
-        fc.tuple(unit, quantifier).map(([u, q]) => u + q),
-        fc.constantFrom('^', '$', '\\b', '\\B'),
-        fc.tuple(tie('alternatives'), quantifier).map(([body, q]) => `(?:${body})${q}`)),
-      sequence: fc.array(tie('piece'), { minLength: 1, maxLength: 5, depthIdentifier: 'b' }).map(ps => ps.join('')),
-      alternatives: fc.array(tie('sequence'), { minLength: 1, maxLength: 3, depthIdentifier: 'b' }).map(xs => xs.join('|'))
-    }))
+    const alternatives = patternOf(unit, quantifier, ['^', '$', '\\b', '\\B'], 5)
     const piece = fc.constantFrom('a', 'b', 'é', '😀', '\ud83d', ' ', '-', 'ab', 'ba', 'aaaa')
     const texts = fc.array(fc.tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 400 }), fc.constantFrom('', 'c', '😀'))
       .map(([unit, k, end]) => unit.join('').repeat(k) + end), { minLength: 1, maxLength: 3 })
