@@ -97,17 +97,21 @@ export class BitSimulation {
    * `seeds` are live with their assertions still to be decided (none but the start when null).
    */
   run (text: string, from: number, seeds: Int32Array | null): boolean {
-    if (this.follow.length === 0) {
-      // inside the text only \b and \B tell positions apart: at most 4 contexts, each a table
-      const mids = this.words ? 4 : 1
-      this.follow = new Int32Array(mids * this.chunks * 256 * WORDS)
-      this.filled = new Uint8Array(mids * this.chunks * 256)
-    }
     return this.pcOf.length <= NARROW_POSITIONS ? this.runNarrow(text, from, seeds) : this.runWide(text, from, seeds)
   }
 
-  /** `run` for at most NARROW_POSITIONS positions: the sets are their first words (the others stay 0). */
-  private runNarrow (text: string, from: number, seeds: Int32Array | null): boolean {
+  /** The tables of unions, at the first run. */
+  private tables (): void {
+    // inside the text only \b and \B tell positions apart: at most 4 contexts, each a table
+    const mids = this.words ? 4 : 1
+    this.follow = new Int32Array(mids * this.chunks * 256 * WORDS)
+    this.filled = new Uint8Array(mids * this.chunks * 256)
+  }
+
+  // kept whole for speed, as its twin runWide is: a test runs both on the same inputs
+  /** `run` for at most NARROW_POSITIONS positions: the sets are their first words (the others stay 0). Public for the test of the twins. */
+  runNarrow (text: string, from: number, seeds: Int32Array | null): boolean {
+    if (this.follow.length === 0) this.tables()
     const { closure, asciiAccept, n, chunks, anchored, matchBit, contextMask, words, follow, filled, counters } = this
     const counted = this.counted[0] as number
     const length = text.length
@@ -242,8 +246,10 @@ export class BitSimulation {
     }
   }
 
-  /** `run` for up to BIT_POSITIONS positions. */
-  private runWide (text: string, from: number, seeds: Int32Array | null): boolean {
+  // kept whole for speed, as its twin runNarrow is: a test runs both on the same inputs
+  /** `run` for up to BIT_POSITIONS positions. Public for the test of the twins. */
+  runWide (text: string, from: number, seeds: Int32Array | null): boolean {
+    if (this.follow.length === 0) this.tables()
     const { closure, asciiAccept, n, chunks, anchored, matchWord, matchBit, contextMask, words, follow, filled, counted, counters } = this
     const length = text.length
     let steps = 0
