@@ -1,4 +1,4 @@
-// The bit-parallel simulation of the automaton of pattern.ts: the set of live consuming
+// The bit-parallel simulation of the automaton of compiler.ts: the set of live consuming
 // instructions is a bitset of three 32-bit words, and one character costs the same few table
 // look-ups whatever the pattern, with no cache to thrash. A counter (`[^<>]{1,4000}`) is one
 // position, with the offsets threads entered it at beside the set, so its count costs nothing per

@@ -24,7 +24,7 @@ export const MAX_STATES = 80
 /** The bound on the work of one `test`, per UTF-16 code unit of the text (plus one): 16 × (MAX_STATES + 1). */
 export const STEPS_PER_CHAR = 16 * (MAX_STATES + 1)
 
-/** Most tests in a row that skip a DFA which gave up (src/form/pattern/pattern.ts Program.run). */
+/** Most tests in a row that skip a DFA which gave up (Program.run). */
 const MAX_DFA_SKIP = 256
 
 /** A compiled pattern: `test` answers whether it matches anywhere in a string, as `RegExp(source, 'u').test` does. */
