@@ -127,7 +127,7 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     // on, a heartbeat when quiet, closed once it ends.
     // A compressor holds what it is given until it has enough to write: a host compressing every
     // type (@fastify/compress's `customTypes`) would hold each event back from the client.
-    const streamed = { ...common, compress: false }
+    const streamed = { ...common, compress: false as const }
     jobs.get<Params>('/:id/events', streamed, async (request, reply) => {
       const job = await found(request, reply)
       if (job === undefined) return reply
