@@ -1,6 +1,7 @@
 // Strongly connected components (Tarjan), for every search for cycles over a form's `$ref`s (lint's
-// recursion rule, unroll) and over our own imports (scripts/import-circles.ts). Iterative: a form
-// may chain thousands of schemas, more than the call stack holds.
+// recursion rule, unroll), over the addresses a checked address names (the checker's link loops)
+// and over our own imports (scripts/import-circles.ts). Iterative: a form may chain thousands of
+// schemas, more than the call stack holds.
 
 /**
  * The strongly connected components of the graph reached from `nodes` by `next`, each listed after
