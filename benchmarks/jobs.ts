@@ -254,6 +254,8 @@ async function earlyReplay (): Promise<{ maxStallMs: number, heldBytes: number, 
   const heldBytes = await settledHeap() - before
   delay.reset() // the collection just made is the bench's, not the act's
   const { href } = (await answer).json() as { href?: string }
+  // The answer comes in the same turn as the hand-off: the histogram sees a stall only at its next sample.
+  await new Promise((resolve) => setTimeout(resolve, 50))
   delay.disable()
   if (href === undefined) throw new Error(`the act, still running after ${after} ms, was not handed off`)
   finish()
