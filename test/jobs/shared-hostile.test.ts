@@ -24,7 +24,7 @@ interface Plant { fields?: Record<string, string>, events?: (step: string, end: 
 // Each: what is planted, and the part of the job the warning says is wrong.
 const HOSTILE: Record<string, Plant & { wrong: string }> = {
   'a start later than Date can write (9999999999999999)': { fields: { started: '9999999999999999' }, wrong: 'started' },
-  'a start 1 ms past the last date (8640000000000001)': { fields: { started: '8640000000000001', expires: '8640000000000001' }, wrong: 'started' },
+  'a start 1 ms past the last date (8640000000000001)': { fields: { started: '8640000000000001' }, wrong: 'started' },
   'an expiry later than Date can write (9999999999999999)': { fields: { expires: '9999999999999999' }, wrong: 'expires' },
   'an expiry 1 ms past the last date': { fields: { expires: '8640000000000001' }, wrong: 'expires' },
   'a negative start': { fields: { started: '-1' }, wrong: 'started' },
@@ -79,7 +79,9 @@ describe('a shared job holding a value this plugin would not write', () => {
     ;({ app, stepper } = await slowHost(SHARED, { share: { redis: redis.client(), key: SHARE_KEY } } as Partial<GptOptions>, { logger: { level: 'trace', stream } }))
     stepper.gates[1]!.open()
     const { href } = (await app.inject({ method: 'POST', url: '/slow', headers: { prefer: 'respond-async' }, payload: { steps: 1 } })).json<{ href: string }>()
-    const key = keyOf(href.slice(href.lastIndexOf('/') + 1))
+    const id = href.slice(href.lastIndexOf('/') + 1)
+    ids.push(id)
+    const key = keyOf(id)
     await until(async () => await raw.hget(key, 'status') === 'completed', 'the job written')
     fields = await raw.hgetall(key)
     ;[step, end] = await raw.lrange(`${key}:events`, 0, -1) as [string, string]
@@ -124,6 +126,15 @@ describe('a shared job holding a value this plugin would not write', () => {
     assert.equal(ndjson!.body, `${step.split('\n')[0]}\n${end.split('\n')[0]}\n`)
     assert.match(sse!.body, /^retry: \d+\n\nid: 1\ndata: \{"seq":1,"status":"working","progress":\{"step":1,"of":1,"message":"Step 1 of 1"\},"message":"Step 1 of 1"\}\n\nid: 2\n/)
     assert.equal(logged.slice(from).filter((line) => line.level >= 40).length, 0)
+  })
+
+  it('times at the bounds are read: a start at the epoch, an expiry at the last date Date can write', async () => {
+    const { id } = await plant({ fields: { started: '0', expires: '8640000000000000' } })
+    const arrival = await app.inject(`/slow/jobs/${id}`)
+    assert.equal(arrival.statusCode, 200)
+    const { p, expires } = arrival.json<{ p: string, expires: string }>()
+    assert.equal(expires, '+275760-09-13T00:00:00.000Z')
+    assert.match(p, /at 1970-01-01T00:00:00\.000Z /)
   })
 
   it('a message is any text: the arrival\'s m and the SSE data carry it as a JSON string, each event on its one data line', async () => {
