@@ -175,8 +175,9 @@ describe('the shared job source, alone', () => {
 
   it('progress that cannot be written is said at warn, and the job goes on here; an end Redis missed is written at the next sign of life', async () => {
     const { jobs, store, client, lines, prefix } = await source({ ...DEFAULT_BACKGROUND, lease: 300 })
-    assert.equal(store.reserve(), true)
-    const job = store.admit(Date.now())
+    const place = store.reserve('127.0.0.1')
+    assert.ok(place !== undefined)
+    const job = store.admit(place)
     assert.equal(await store.announce(job), true, 'stored while Redis is there')
     client.disconnect()
     job.progress({ message: 'one step' })
