@@ -1,3 +1,4 @@
+import { MAX_DELAY } from '../defaults.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import type { Settings } from '../address/options.ts'
 
@@ -23,8 +24,6 @@ export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
   lease: 10_000
 })
 
-// The longest delay setTimeout keeps; a longer one fires after 1 ms instead.
-const MAX_DELAY = 2 ** 31 - 1
 const NAMES = Object.keys(DEFAULT_BACKGROUND) as ReadonlyArray<keyof BackgroundSettings>
 
 /**
