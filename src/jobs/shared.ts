@@ -9,6 +9,7 @@ import { MESSAGES } from './arrival.ts'
 import { RETAINED, type Job, type JobEvent, type Status } from './job.ts'
 import type { BackgroundSettings } from './settings.ts'
 import { UNAVAILABLE, type JobSource, type JobView } from './source.ts'
+import { Pulse, Watchers } from './pulse.ts'
 import type { JobStore } from './store.ts'
 
 /** The most one progress event (its line and its message) takes in Redis; a larger one is not shared. */
@@ -209,7 +210,7 @@ export class SharedJobs implements JobSource {
   readonly #log: FastifyBaseLogger
   readonly #path: string
   readonly #owned = new Map<string, Owned>()
-  readonly #watchers = new Map<string, Set<() => void>>()
+  readonly #watchers = new Watchers()
   readonly #writes = new Set<Promise<void>>()
   readonly #warned = new Set<string>()
   #subscriber: SharedRedis | undefined
@@ -247,7 +248,7 @@ export class SharedJobs implements JobSource {
   async close (): Promise<void> {
     this.#closed = true
     clearInterval(this.#timer)
-    for (const watchers of this.#watchers.values()) for (const wake of watchers) wake()
+    this.#watchers.wakeAll()
     await Promise.allSettled([...this.#writes])
     await this.#redis.eval(RESIGN, 1, this.#ownerKey()).catch(() => {})
     const subscriber = this.#subscriber
@@ -282,27 +283,16 @@ export class SharedJobs implements JobSource {
   }
 
   async * events (id: string, cursor: number, heartbeat: number, signal: AbortSignal): AsyncGenerator<JobEvent | null> {
-    const hash = digest(id)
-    let dirty = true
-    let beats = 0
-    let wake: (() => void) | undefined
-    const poke = (): void => {
-      dirty = true
-      wake?.()
-    }
-    let watchers = this.#watchers.get(hash)
-    if (watchers === undefined) this.#watchers.set(hash, watchers = new Set())
-    watchers.add(poke)
-    const beat = setInterval(() => { beats++; wake?.() }, heartbeat)
+    const pulse = new Pulse(heartbeat)
+    const stop = this.#watchers.add(digest(id), pulse.poke)
     // Announcements may be missed (a reconnection); a look every lease also finds an owner gone.
-    const look = setInterval(poke, this.#settings.lease)
-    const stop = (): void => { wake?.() }
-    signal.addEventListener('abort', stop, { once: true })
+    const look = setInterval(pulse.poke, this.#settings.lease)
+    signal.addEventListener('abort', pulse.poke, { once: true })
     try {
       for (;;) {
         if (signal.aborted || this.#closed) return
-        if (dirty) {
-          dirty = false
+        if (pulse.dirty) {
+          pulse.dirty = false
           const job = await this.#read(id, cursor, RETAINED)
           if (job === undefined) return // forgotten, expired or unreadable: the stream ends
           if (job === UNAVAILABLE) continue // Redis away: the next look tries again
@@ -314,20 +304,17 @@ export class SharedJobs implements JobSource {
           if (job.done) return
           continue
         }
-        if (beats > 0) {
-          beats = 0
+        if (pulse.beat()) {
           yield null
           continue
         }
-        await new Promise<void>((resolve) => { wake = resolve })
-        wake = undefined
+        await pulse.wait()
       }
     } finally {
-      clearInterval(beat)
+      pulse.close()
       clearInterval(look)
-      signal.removeEventListener('abort', stop)
-      watchers.delete(poke)
-      if (watchers.size === 0) this.#watchers.delete(hash)
+      signal.removeEventListener('abort', pulse.poke)
+      stop()
     }
   }
 
@@ -411,7 +398,7 @@ export class SharedJobs implements JobSource {
     const space = message.indexOf(' ')
     const hash = message.slice(0, space)
     const status = message.slice(space + 1)
-    for (const wake of this.#watchers.get(hash) ?? []) wake()
+    this.#watchers.wake(hash)
     const owned = this.#owned.get(hash)
     if (owned === undefined) return
     if (status === 'forgotten') this.#store.forget(owned.job.id)

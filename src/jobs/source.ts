@@ -2,6 +2,7 @@
 // (src/jobs/shared.ts). Both give the same views and the same events, so the routes, and every
 // framing of the stream, are written once.
 import type { JobEvent, Status } from './job.ts'
+import { Pulse } from './pulse.ts'
 import type { JobStore } from './store.ts'
 
 /** What an arrival, a page and a stream read of a job: a `Job` is one, a Redis snapshot another. */
@@ -71,24 +72,17 @@ function nextEvent (store: JobStore, id: string, cursor: number): JobEvent | und
  * never the job, so a job forgotten is let go at once and the stream ends at its next pull.
  */
 async function * follow (store: JobStore, id: string, cursor: number, heartbeat: number, signal: AbortSignal): AsyncGenerator<JobEvent | null> {
-  let dirty = true
-  let beats = 0
-  let wake: (() => void) | undefined
-  const poke = (): void => {
-    dirty = true
-    wake?.()
-  }
-  const stop = store.watch(id, poke)
-  const beat = setInterval(() => { beats++; wake?.() }, heartbeat)
-  signal.addEventListener('abort', poke, { once: true })
+  const pulse = new Pulse(heartbeat)
+  const stop = store.watch(id, pulse.poke)
+  signal.addEventListener('abort', pulse.poke, { once: true })
   try {
     for (;;) {
       if (signal.aborted) return
-      if (dirty) {
+      if (pulse.dirty) {
         const event = nextEvent(store, id, cursor)
         if (event === OVER) return
         if (event === undefined) {
-          dirty = false
+          pulse.dirty = false
           continue
         }
         cursor = event.seq
@@ -96,17 +90,15 @@ async function * follow (store: JobStore, id: string, cursor: number, heartbeat:
         if (event.status !== 'working') return
         continue
       }
-      if (beats > 0) {
-        beats = 0
+      if (pulse.beat()) {
         yield null
         continue
       }
-      await new Promise<void>((resolve) => { wake = resolve })
-      wake = undefined
+      await pulse.wait()
     }
   } finally {
-    clearInterval(beat)
+    pulse.close()
     stop()
-    signal.removeEventListener('abort', poke)
+    signal.removeEventListener('abort', pulse.poke)
   }
 }

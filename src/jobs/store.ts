@@ -1,4 +1,5 @@
 import { Job } from './job.ts'
+import { Watchers } from './pulse.ts'
 import type { BackgroundSettings } from './settings.ts'
 
 /** Keeps time for the store; a test gives its own. */
@@ -62,7 +63,7 @@ export class JobStore {
   readonly #expiries = new Map<string, () => void>()
   readonly #clients = new Map<string, Client>()
   /** Streams following a job, by its id: never by the job, so a job forgotten is not held by them. */
-  readonly #watchers = new Map<string, Set<() => void>>()
+  readonly #watchers = new Watchers()
   #running = 0
   #finished = 0
   /** Jobs ended so far: the rank of the next end, so that "oldest" is exact within a millisecond. */
@@ -106,8 +107,7 @@ export class JobStore {
     const job = new Job(place.started, this.#settings.keep)
     this.#jobs.set(job.id, { job, place })
     job.subscribe((event) => {
-      const watchers = this.#watchers.get(job.id)
-      if (watchers !== undefined) for (const wake of watchers) wake()
+      this.#watchers.wake(job.id)
       if (event.status !== 'working') this.#ended(job.id)
     })
     return job
@@ -134,14 +134,7 @@ export class JobStore {
    * to stop. It holds the id, not the job: a stream stalled on a job does not keep it.
    */
   watch (id: string, wake: () => void): () => void {
-    let watchers = this.#watchers.get(id)
-    if (watchers === undefined) this.#watchers.set(id, watchers = new Set())
-    watchers.add(wake)
-    return () => {
-      const now = this.#watchers.get(id)
-      now?.delete(wake)
-      if (now?.size === 0) this.#watchers.delete(id)
-    }
+    return this.#watchers.add(id, wake)
   }
 
   /** Drops a job now (its expiry, the `forget` control act, or room for a later one); one still working is cancelled. */
@@ -157,9 +150,7 @@ export class JobStore {
     this.#expiries.delete(id)
     // Nobody can reach it any more: a job still working is told to stop.
     held.job.cancel(this.clock.now())
-    const watchers = this.#watchers.get(id)
-    this.#watchers.delete(id)
-    if (watchers !== undefined) for (const wake of watchers) wake()
+    this.#watchers.drop(id)
     this.shared?.forgotten(id)
   }
 
