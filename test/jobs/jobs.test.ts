@@ -4,7 +4,7 @@ import { Writable } from 'node:stream'
 import { describe, it } from 'node:test'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import gpt, { GPT_ERR_OPTION_INVALID, type GptOptions } from '../../src/index.ts'
-import { eventually, slowHost, stepsForm } from '../helpers/jobs.ts'
+import { eventually, gate, slowHost, stepsForm } from '../helpers/jobs.ts'
 
 const post = (app: FastifyInstance, url: string, payload: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>
   app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
@@ -135,6 +135,196 @@ describe('background: the hand-off', () => {
     const next = await post(app, '/slow', '{"steps":1}', ASYNC)
     assert.equal(next.statusCode, 200)
     assert.match(next.json().href, HREF)
+    await app.close()
+  })
+})
+
+describe('a job address (draft §3.2: p, m and s, then members a client may ignore)', () => {
+  it('while working: its progress in m and `progress`, the cancel form, private, Retry-After, no expiry yet', async () => {
+    const { app, stepper } = await slowHost({})
+    const { href } = await startJob(app, 3)
+    stepper.gates[1]!.open()
+    stepper.gates[2]!.open()
+    await eventually(async () => (await app.inject(href)).json().m.length === 2, 'two steps show')
+    const response = await app.inject(href)
+    assert.equal(response.statusCode, 200)
+    assert.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(response.headers['cache-control'], 'private, no-cache')
+    assert.equal(response.headers['retry-after'], '2')
+    const arrival = response.json()
+    assert.deepEqual(Object.keys(arrival), ['p', 'm', 's', 'status', 'progress', 'events'])
+    assert.equal(arrival.status, 'working')
+    assert.match(arrival.p, /^An act posted to \/slow at \S+Z is still working/)
+    assert.deepEqual(arrival.m, [{ role: 'assistant', content: 'Step 1 of 3' }, { role: 'assistant', content: 'Step 2 of 3' }])
+    assert.deepEqual(arrival.progress, { step: 2, of: 3, message: 'Step 2 of 3' })
+    assert.deepEqual(arrival.s.properties.do, { const: 'cancel', description: arrival.s.properties.do.description })
+    assert.deepEqual(arrival.s.required, ['do'])
+    assert.equal(arrival.s.additionalProperties, false)
+    // The same state, the same bytes to anyone; If-None-Match of them: 304.
+    const again = await app.inject({ url: href, headers: { 'user-agent': 'other' } })
+    assert.equal(again.body, response.body)
+    const cached = await app.inject({ url: href, headers: { 'if-none-match': String(response.headers.etag) } })
+    assert.equal(cached.statusCode, 304)
+    assert.equal(cached.body, '')
+    await app.close()
+  })
+
+  it('once completed: the result as `result` and as the last message, when it expires, the forget form', async () => {
+    const { app, stepper } = await slowHost({ keep: 60_000 })
+    const { href } = await startJob(app, 1)
+    stepper.gates[1]!.open()
+    await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completes')
+    const response = await app.inject(href)
+    assert.equal(response.headers['retry-after'], undefined)
+    const arrival = response.json()
+    assert.deepEqual(arrival.result, { steps: 1 })
+    assert.equal(arrival.m.at(-1).content, 'Completed. The result: {"steps":1}')
+    assert.equal(arrival.s.properties.do.const, 'forget')
+    const expires = Date.parse(arrival.expires)
+    assert.ok(expires > Date.now() + 30_000 && expires <= Date.now() + 60_000, arrival.expires)
+    assert.match(arrival.p, /has completed/)
+    await app.close()
+  })
+
+  it('to a client preferring text/html: the page of the job address (draft §3.3), following it while working, not once done', async () => {
+    const { app, stepper } = await slowHost({ keep: 60_000 })
+    const { href } = await startJob(app, 2)
+    stepper.gates[1]!.open()
+    await eventually(async () => (await app.inject(href)).json().m.length === 1, 'a step shows')
+    const browser = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+    const page = await app.inject({ url: href, headers: browser })
+    const json = await app.inject(href)
+    assert.equal(page.statusCode, 200)
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8')
+    assert.match(String(page.headers['content-security-policy']), /default-src 'none'/)
+    assert.equal(page.headers['x-content-type-options'], 'nosniff')
+    assert.equal(page.headers['cache-control'], 'private, no-cache')
+    // The page follows the job's events itself; only where no script runs does it reload every poll.
+    assert.equal(page.headers.refresh, undefined)
+    assert.ok(page.body.includes('<noscript><meta http-equiv="refresh" content="2"></noscript>'))
+    assert.ok(page.body.includes(`data-events="${href}/events" data-after="1"`), 'its stream, after the event it shows')
+    assert.equal(page.body.match(/<script>/g)?.length, 2)
+    assert.equal(page.headers.vary, 'Accept')
+    assert.equal(json.headers.vary, 'Accept')
+    assert.notEqual(page.headers.etag, json.headers.etag, 'each representation its own tag')
+    assert.ok(page.body.includes('Step 1 of 2'), 'the progress so far')
+    assert.ok(page.body.includes('cancel'), 'the form it admits now')
+    assert.ok(page.body.includes(href), 'its own address')
+    // Its tag answers If-None-Match with a 304, as the JSON's does.
+    assert.equal((await app.inject({ url: href, headers: { ...browser, 'if-none-match': String(page.headers.etag) } })).statusCode, 304)
+    // Without text/html, or with JSON preferred, the JSON as before.
+    for (const accept of ['*/*', 'application/json', 'application/json, text/html;q=0.5']) {
+      assert.equal((await app.inject({ url: href, headers: { accept } })).body, json.body, accept)
+    }
+    stepper.gates[2]!.open()
+    await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completes')
+    const done = await app.inject({ url: href, headers: browser })
+    assert.equal(done.headers.refresh, undefined)
+    assert.ok(!done.body.includes('http-equiv="refresh"'))
+    assert.ok(!done.body.includes('data-events'))
+    assert.equal(done.body.match(/<script>/g)?.length, 1)
+    assert.notEqual(done.headers['content-security-policy'], page.headers['content-security-policy'], 'one script fewer')
+    assert.ok(done.body.includes('forget'))
+    await app.close()
+  })
+
+  it('with html: false, the JSON to every client', async () => {
+    const { app } = await slowHost({}, { html: false })
+    const { href } = await startJob(app, 1)
+    const page = await app.inject({ url: href, headers: { accept: 'text/html' } })
+    assert.equal(page.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(page.body, (await app.inject(href)).body)
+    await app.close()
+  })
+
+  it('cancel: 200, the act\'s signal aborted, the job cancelled; cancel again: the bare 204', async () => {
+    const { app, stepper } = await slowHost({})
+    const { href } = await startJob(app, 2)
+    const cancelled = await post(app, href, '{"do":"cancel"}')
+    assert.equal(cancelled.statusCode, 200)
+    assert.deepEqual(cancelled.json(), { status: 'cancelled' })
+    assert.equal(stepper.signals[0]!.aborted, true)
+    const again = await post(app, href, '{"do":"cancel"}')
+    assert.equal(again.statusCode, 204)
+    assert.equal(again.body, '')
+    // What the act does after being cancelled changes nothing.
+    stepper.gates[1]!.open()
+    stepper.gates[2]!.open()
+    await eventually(() => stepper.ended.length > 0, 'the act ends')
+    const arrival = (await app.inject(href)).json()
+    assert.equal(arrival.status, 'cancelled')
+    assert.equal(arrival.result, undefined)
+    assert.deepEqual(arrival.m, [{ role: 'assistant', content: 'Cancelled.' }])
+    await app.close()
+  })
+
+  it('an act that reads its signal only after the cancel finds it aborted', async () => {
+    const app = Fastify()
+    const g = gate()
+    const seen: boolean[] = []
+    await app.register(gpt, {
+      form: { type: 'object' },
+      rateLimit: false,
+      background: {},
+      act: async (_body, _request, _reply, context) => { await g.promise; seen.push(context.signal.aborted); return {} }
+    })
+    const { href } = (await post(app, '/', '{}', ASYNC)).json()
+    await post(app, href, '{"do":"cancel"}')
+    g.open()
+    await eventually(() => seen.length === 1, 'the act reads its signal')
+    assert.deepEqual(seen, [true])
+    await app.close()
+  })
+
+  it('forget: 200, then the job address and its stream are 404', async () => {
+    const { app } = await slowHost({})
+    const { href } = await startJob(app, 1)
+    assert.equal((await post(app, href, '{"do":"forget"}')).statusCode, 204) // not while working
+    await post(app, href, '{"do":"cancel"}')
+    const forgotten = await post(app, href, '{"do":"forget"}')
+    assert.deepEqual(forgotten.json(), { status: 'forgotten' })
+    assert.equal((await app.inject(href)).statusCode, 404)
+    assert.equal((await app.inject(`${href}/events`)).statusCode, 404)
+    assert.equal((await post(app, href, '{"do":"forget"}')).statusCode, 404)
+    await app.close()
+  })
+
+  it('every other body and method at a job address: the bare 204; at an unknown id: 404', async () => {
+    const { app } = await slowHost({})
+    const { href } = await startJob(app, 1)
+    const bodies = ['', '{}', '{"do":"cancel","x":1}', '{"do":"cancel","do":"cancel"}', '{"do":"cancel"} x', '{"do":"Cancel"}', `{"do":"cancel","pad":"${'x'.repeat(2000)}"}`]
+    for (const body of bodies) {
+      const response = await post(app, href, body)
+      assert.deepEqual([response.statusCode, response.body], [204, ''], body.slice(0, 40))
+    }
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      const response = await app.inject({ method, url: href, payload: '{"do":"cancel"}' })
+      assert.deepEqual([response.statusCode, response.body], [204, ''], method)
+    }
+    assert.equal((await app.inject(href)).json().status, 'working')
+    const unknown = href.replace(HREF, (_, id: string) => `/slow/jobs/${id.startsWith('A') ? 'B' : 'A'}${id.slice(1)}`)
+    assert.equal((await app.inject(unknown)).statusCode, 404)
+    assert.equal((await post(app, unknown, '{"do":"cancel"}')).statusCode, 404)
+    await app.close()
+  })
+
+  it('kept `keep` ms after it ends, then 404', async () => {
+    const { app, stepper } = await slowHost({ keep: 1 })
+    const { href } = await startJob(app, 1)
+    stepper.gates[1]!.open()
+    await eventually(async () => (await app.inject(href)).statusCode === 404, 'the job is gone')
+    await app.close()
+  })
+
+  it('an act that fails after the hand-off: the job failed, no result, no detail', async () => {
+    const app = Fastify()
+    const g = gate()
+    await app.register(gpt, { form: { type: 'object' }, rateLimit: false, background: {}, act: async () => { await g.promise; throw new Error('secret detail') } })
+    const { href } = (await post(app, '/', '{}', ASYNC)).json()
+    g.open()
+    await eventually(async () => (await app.inject(href)).json().status === 'failed', 'the job fails')
+    const body = (await app.inject(href)).body
+    assert.doesNotMatch(body, /secret/)
     await app.close()
   })
 
