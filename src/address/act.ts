@@ -7,13 +7,13 @@ import type {
   preValidationHookHandler
 } from 'fastify'
 import type { Address } from './address.ts'
-import { matches, quiet } from './arrival.ts'
+import { quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { parse, ParseError } from '../parse/parse.ts'
+import { invoke, LATE, readValue, reasonOf, Refused, stale, told, type Settled } from './pipeline.ts'
+import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
-import { isThenable, LATE, within } from './settle.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,14 +23,6 @@ declare module 'fastify' {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-
-/**
- * A body refused before validation; the handler answers it like any other rejection. `unread`:
- * the rest of the body may still come, so the connection is closed after the answer.
- */
-class Rejected {
-  constructor (readonly reason: string, readonly unread = false) {}
-}
 
 type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, errors?: unknown) => FastifyReply
 
@@ -92,7 +84,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   instance.setValidatorCompiler(({ schema }) => {
     if (schema !== initial) throw new GPT_ERR_FORM_INVALID(address.path, 'Fastify offered a schema other than the form')
     const validate = (body: unknown): boolean => {
-      if (body instanceof Rejected) return true // refused already: the handler answers it
+      if (body instanceof Refused) return true // refused already: the handler answers it
       const current = address.current.validate
       const valid = current(body)
       validate.errors = current.errors ?? null
@@ -123,16 +115,11 @@ function validationFailure (errors: FastifySchemaValidationError[], dataVar: str
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    const shown = errors.slice(0, REASONS).map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`)
-    if (errors.length > REASONS) shown.push(`and ${errors.length - REASONS} more`)
-    return new Error(shown.join(', '))
+    return new Error(reasonOf(errors, dataVar))
   } finally {
     Error.stackTraceLimit = limit
   }
 }
-
-/** How many failed constraints the log's reason names. */
-const REASONS = 8
 
 /**
  * Opt-in answer to Appendix B, "Form Change": an act that echoes the entity tag of an arrival that
@@ -141,14 +128,10 @@ const REASONS = 8
  */
 function ifMatchGuard (address: Address): preValidationHookHandler {
   return function ifMatch (request, reply, done) {
-    const field = request.headers['if-match']
-    if (field !== undefined) {
-      const { json, html } = address.current.arrival
-      if (!matches(field, json.etag, false) && (html === undefined || !matches(field, html.etag, false))) {
-        request.log.debug('gpt: act refused, the form changed since its arrival')
-        reply.code(412).send()
-        return
-      }
+    if (stale(address.current, request.headers['if-match'])) {
+      request.log.debug('gpt: act refused, the form changed since its arrival')
+      reply.code(412).send()
+      return
     }
     done()
   }
@@ -157,24 +140,18 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
 /**
  * The body, whatever the Content-Type says: the draft's appendix posts with `curl -d@-`
  * (form-urlencoded) and people post text/plain; it is JSON by contract. Read as raw bytes up to the
- * limit and parsed strictly (draft §5.2 (1), (2)). Failures become a `Rejected` body rather than an
+ * limit and parsed strictly (draft §5.2 (1), (2)). Failures become a `Refused` body rather than an
  * error, so they take the handler's path to the same answer as a schema failure (Fastify's error
  * path would add `connection: close` to some causes only).
  */
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
-  const { bodyLimit, bodyTimeout, maxDepth } = settings
+  const { bodyLimit, bodyTimeout } = settings
   instance.removeAllContentTypeParsers()
   const deadlines = new Deadlines(bodyTimeout)
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
     readBody(request, payload, bodyLimit, deadlines, (bytes) => {
-      if (bytes instanceof Rejected) return done(null, bytes)
-      try {
-        done(null, parse(bytes, { maxDepth }))
-      } catch (error) {
-        // Where a duplicate stands takes a second pass: only for `explain` or a debug log.
-        const told = settings.explain || (request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') === true
-        done(null, new Rejected(error instanceof ParseError ? (told ? error.describe() : error.message) : 'unparsable'))
-      }
+      if (bytes instanceof Refused) return done(null, bytes)
+      done(null, readValue(bytes, settings, told(settings, request)))
     })
   }
   // The same parser under the media types actors send, which Fastify looks up from a cache,
@@ -182,106 +159,6 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
   for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', '*']) {
     instance.addContentTypeParser(type, parser)
   }
-}
-
-/**
- * The bodies being read and the time by which each must be in (draft §7.4), under one timer armed
- * for the earliest: a timer set and cleared for every act was a measurable share of a small act's
- * CPU (docs/benchmarks.md, "Where the time goes"). One timeout for all, so the order of arrival
- * is the order of the deadlines: a list linked in that order, which adds at its end and takes out
- * anywhere without hashing. The timer is unref'd: it never keeps a process alive by itself.
- */
-class Deadlines {
-  #first: Pending | undefined
-  #last: Pending | undefined
-  #timer: ReturnType<typeof setTimeout> | undefined
-  constructor (readonly timeout: number) {}
-
-  /** Calls `expire` once `timeout` ms have passed, unless `remove` of what it returns comes first. */
-  add (expire: () => void): Pending {
-    const pending: Pending = { deadline: performance.now() + this.timeout, expire, previous: this.#last, next: undefined }
-    if (this.#last === undefined) this.#first = pending
-    else this.#last.next = pending
-    this.#last = pending
-    if (this.#timer === undefined) this.#arm(this.timeout)
-    return pending
-  }
-
-  /** Takes `pending` out, if it is still in. */
-  remove (pending: Pending): void {
-    const { previous, next } = pending
-    if (previous === undefined ? this.#first !== pending : previous.next !== pending) return
-    if (previous === undefined) this.#first = next
-    else previous.next = next
-    if (next === undefined) this.#last = previous
-    else next.previous = previous
-    pending.previous = pending.next = undefined // holds no other read's closures (and bodies) alive
-  }
-
-  #arm (ms: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer) // an expired read's answer started another
-    this.#timer = setTimeout(this.#sweep, Math.max(1, ms))
-    this.#timer.unref()
-  }
-
-  readonly #sweep = (): void => {
-    this.#timer = undefined
-    const now = performance.now()
-    for (let pending = this.#first; pending !== undefined; pending = this.#first) {
-      if (pending.deadline > now) return this.#arm(pending.deadline - now)
-      this.remove(pending)
-      pending.expire()
-    }
-  }
-}
-
-/** A body being read, in Deadlines' list. */
-interface Pending {
-  readonly deadline: number
-  readonly expire: () => void
-  previous: Pending | undefined
-  next: Pending | undefined
-}
-
-/**
- * Reads at most `limit` bytes within the deadlines' timeout of starting: a declared Content-Length
- * over the limit is refused before reading (draft §5.2 (1), §7.4). Calls back once, with the bytes
- * or with why they were refused.
- */
-function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, deadlines: Deadlines, then: (bytes: Buffer | Rejected) => void): void {
-  const declared = Number(request.headers['content-length'])
-  if (declared > limit) return then(new Rejected('body over the limit'))
-  const chunks: Buffer[] = []
-  let length = 0
-  // The listeners stay on the stream, which is the request's and goes with it: taking four off
-  // cost more than the calls that come after the end (a 'close', say) and find `finished`.
-  let finished = false
-  const finish = (outcome: Buffer | Rejected): void => {
-    if (finished) return
-    finished = true
-    deadlines.remove(pending)
-    then(outcome)
-  }
-  const onData = (chunk: Buffer): void => {
-    if (finished) return // past the limit or the deadline: the rest is let go
-    length += chunk.length
-    if (length > limit) return finish(new Rejected('body over the limit'))
-    chunks.push(chunk)
-  }
-  const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
-  const onGone = (): void => finish(new Rejected('body not received: the client went away'))
-  // A host's preParsing hook may hand on a stream of its own (a decoder of Content-Encoding).
-  const onError = (): void => finish(new Rejected('body not received: its stream failed (a Content-Encoding that does not decode?)'))
-  // The whole body within the timeout, not each piece: a trickle would otherwise hold the connection.
-  const expire = (): void => finish(new Rejected(`body not received within bodyTimeout (${deadlines.timeout} ms)`, true))
-  const pending = deadlines.add(expire)
-  payload.on('data', onData)
-  payload.on('end', onEnd)
-  payload.on('error', onError)
-  payload.on('close', onGone)
-  // A stream a host's preParsing hook paused (@fastify/compress's decoder) stays paused when a
-  // 'data' listener is added: read it, as Fastify's own parsers do.
-  payload.resume()
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
@@ -292,7 +169,7 @@ function actHandler (settings: Settings, reject: Reject) {
     // its way through the error path (see actSend): every other answer is made here.
     if (failing === 0) withoutOnSend(reply)
     const body = request.body
-    if (body instanceof Rejected) return reject(request, reply, body.reason)
+    if (body instanceof Refused) return reject(request, reply, body.reason)
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, invalid.message, invalid.validation)
     if (body === undefined) return reject(request, reply, 'empty body')
@@ -301,23 +178,10 @@ function actHandler (settings: Settings, reject: Reject) {
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
-    const outcome = new Outcome(request, reply, path)
-    let result: unknown
-    let settled: Promise<unknown> | undefined
-    try {
-      result = act(body as never, request, reply)
-      // Adopted as `await` would: the first answer counts, a throw from `then` is a rejection. A
-      // `then` getter or a revoked proxy may throw before that: still the act's failure.
-      if (isThenable(result)) settled = Promise.resolve(result)
-    } catch (error) {
-      return outcome.failed(error, 'it threw') // throws the error Fastify's error path takes
-    }
+    const outcome = new Outcome(request, reply, path, actTimeout)
+    const settled = invoke(() => act(body as never, request, reply), actTimeout)
     // A plain result answers at once, with no promise made for it.
-    if (settled === undefined) return outcome.respond(result)
-    const rejected = (error: unknown): FastifyReply => outcome.failed(error, 'its promise rejected')
-    if (actTimeout === undefined) return settled.then(outcome.respond, rejected)
-    // The first of the act's answer and the timer decides; whatever comes second is dropped.
-    return within(settled, actTimeout).then((value) => value === LATE ? outcome.timedOut(actTimeout) : outcome.respond(value), rejected)
+    return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
   }
 }
 
@@ -344,14 +208,23 @@ class Outcome {
   /** The headers before the act ran: a failed act's 500 carries these and nothing it set. */
   readonly #headers: ReturnType<FastifyReply['getHeaders']>
 
-  constructor (request: FastifyRequest, reply: FastifyReply, path: string) {
+  readonly #actTimeout: number | undefined
+
+  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined) {
+    this.#actTimeout = actTimeout
     this.#request = request
     this.#reply = reply
     this.#path = path
     this.#headers = headersOf(reply)
   }
 
-  readonly respond = (result: unknown): FastifyReply => {
+  /** The answer to how the act settled: its result, or its failure by Fastify's error path. */
+  readonly answer = (settled: Settled): FastifyReply => {
+    if (settled === LATE) return this.timedOut(this.#actTimeout ?? 0)
+    return settled.ok ? this.respond(settled.value) : this.failed(settled.error, settled.how)
+  }
+
+  respond (result: unknown): FastifyReply {
     const reply = this.#reply
     if (reply.sent) return reply // the act answered by itself
     let payload: string | undefined
@@ -441,5 +314,5 @@ function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown
 
 /** `connection: close` after a body that stopped arriving (see actSend). */
 function closeIfUnread (request: FastifyRequest, reply: FastifyReply): void {
-  if (request.body instanceof Rejected && request.body.unread) reply.header('connection', 'close')
+  if (request.body instanceof Refused && request.body.unread) reply.header('connection', 'close')
 }

@@ -3,19 +3,37 @@
 import type { FastifyInstance } from 'fastify'
 import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
-import { backgroundAct, drainingAct } from './run.ts'
+import { jobArrival } from './arrival.ts'
+import { actStarter, backgroundAct, drainingAct, jobsPath, type StartAct } from './run.ts'
 import { resolveBackground } from './settings.ts'
 import { SharedJobs } from './shared.ts'
-import { localSource } from './source.ts'
+import { localSource, UNAVAILABLE } from './source.ts'
 import { JobStore } from './store.ts'
+
+/** What the entry gets back: the settings the core runs with, and the address's jobs, if any. */
+export interface Installed {
+  readonly settings: Settings
+  readonly background: Backgrounded | undefined
+}
+
+/** The parts of an address's jobs another room acts through (the MCP bridge): see StartAct. */
+export interface Backgrounded {
+  /** The job addresses' prefix, `<address>/jobs`. */
+  readonly base: string
+  /** Milliseconds before an act still running becomes a job (the `after` option). */
+  readonly after: number
+  readonly start: StartAct
+  /** A job's arrival as its GET sends it; undefined: no such job; UNAVAILABLE: Redis away. */
+  readonly arrival: (id: string) => Promise<string | undefined | typeof UNAVAILABLE>
+}
 
 /**
  * The settings the core runs with: its act is the option's act given a context, draining an
  * async iterable it returns, or, with `background`, handing off to a job address after `after`.
  */
-export async function installJobs (instance: FastifyInstance, settings: Settings): Promise<Settings> {
+export async function installJobs (instance: FastifyInstance, settings: Settings): Promise<Installed> {
   const background = resolveBackground(settings.background, settings)
-  if (background === undefined) return Object.freeze({ ...settings, act: drainingAct(settings) })
+  if (background === undefined) return { settings: Object.freeze({ ...settings, act: drainingAct(settings) }), background: undefined }
   const store = new JobStore(background)
   // With `share`, every instance reads a job from Redis; its act runs where it started.
   const shared = settings.share === undefined ? undefined : new SharedJobs(settings.share, background, store, instance.log, settings.path)
@@ -25,9 +43,20 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
     store.close()
     await shared?.close()
   })
-  await installJobRoutes(instance, settings, background, shared ?? localSource(store))
-  return Object.freeze({ ...settings, act: backgroundAct(settings, background, store) })
+  const source = shared ?? localSource(store)
+  await installJobRoutes(instance, settings, background, source)
+  const base = jobsPath(settings.path)
+  const arrival = async (id: string): Promise<string | undefined | typeof UNAVAILABLE> => {
+    const job = await source.get(id)
+    return job === undefined || job === UNAVAILABLE ? job : jobArrival(job, settings.path, `${base}/${job.id}`, background.poll).body
+  }
+  return {
+    settings: Object.freeze({ ...settings, act: backgroundAct(settings, background, store) }),
+    background: Object.freeze({ base, after: background.after, start: actStarter(settings, background, store), arrival })
+  }
 }
 
 export { DEFAULT_BACKGROUND, type BackgroundSettings } from './settings.ts'
 export type { Status } from './job.ts'
+export { UNAVAILABLE } from './source.ts'
+export type { Ran, StartAct, Waiting } from './run.ts'

@@ -7,7 +7,7 @@ import { drain, isProgressing } from './iterable.ts'
 import type { Job } from './job.ts'
 import { preferences } from './prefer.ts'
 import type { BackgroundSettings } from './settings.ts'
-import type { JobStore } from './store.ts'
+import type { JobStore, Place } from './store.ts'
 
 type CoreAct = Settings['act']
 
@@ -49,22 +49,57 @@ export interface Handle {
 }
 
 /**
+ * How an act with `background` went: answered within its wait (`value`), handed off to a job
+ * address (`job`), refused before it ran since `maxJobs` acts are running or the client holds its
+ * share (`busy`), or handed off to a job no instance could read, and so stopped (`lost`).
+ */
+export type Ran =
+  | { readonly kind: 'value', readonly value: unknown }
+  | { readonly kind: 'job', readonly href: string }
+  | { readonly kind: 'busy', readonly retryAfter: number }
+  | { readonly kind: 'lost', readonly retryAfter: number }
+
+/** What a caller of `startAct` says of its request: how long to wait, and who hears of progress. */
+export interface Waiting {
+  /** Milliseconds before an act still running becomes a job; 0: at once, if still pending. */
+  readonly wait: number
+  /** Told each value the act yields before its hand-off (the MCP bridge's notifications/progress). */
+  readonly progress?: ((value: unknown) => void) | undefined
+}
+
+/**
  * The act as the core calls it, with `background`: an act that answers within `after` ms (or the
  * client's `Prefer: wait`) answers as ever; one still running then becomes a job, and the request
  * is answered with the job address's handle (docs/jobs.md). `maxJobs` acts running, or the
  * client's share of them: 503 and nothing runs.
  */
 export function backgroundAct (settings: Settings, background: BackgroundSettings, store: JobStore): CoreAct {
+  const start = actStarter(settings, background, store)
+  return function onAct (body, request: FastifyRequest, reply: FastifyReply) {
+    const prefer = preferences(request.headers.prefer)
+    const wait = prefer.async ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
+    const answer = (ran: Ran): unknown => {
+      if (ran.kind === 'value') return ran.value
+      if (ran.kind === 'job') return handle(ran.href, reply, prefer.async)
+      if (ran.kind === 'busy') request.log.warn('gpt: act refused, maxJobs reached')
+      reply.code(503).header('retry-after', String(ran.retryAfter)).send()
+      return undefined
+    }
+    const ran = start(body, request, reply, { wait })
+    return ran instanceof Promise ? ran.then(answer) : answer(ran)
+  }
+}
+
+/** Starts an act of an address with `background`, for POST or the MCP bridge: see Ran. Rejects with what a failed act threw. */
+export type StartAct = (body: never, request: FastifyRequest, reply: FastifyReply, waiting: Waiting) => Ran | Promise<Ran>
+
+export function actStarter (settings: Settings, background: BackgroundSettings, store: JobStore): StartAct {
   const act = settings.act as unknown as Act
   const { actTimeout } = settings
   const base = jobsPath(settings.path)
-  return function onAct (body, request: FastifyRequest, reply: FastifyReply) {
+  return function start (body, request, reply, waiting) {
     const place = store.reserve(request.ip)
-    if (place === undefined) {
-      request.log.warn('gpt: act refused, maxJobs reached')
-      reply.code(503).header('retry-after', String(store.retryAfter(request.ip, actTimeout))).send()
-      return undefined
-    }
+    if (place === undefined) return { kind: 'busy', retryAfter: store.retryAfter(request.ip, actTimeout) }
     const context = new LazyContext()
     let result: unknown
     let progressing: boolean
@@ -73,28 +108,28 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       progressing = isProgressing(result)
       if (!progressing && !isThenable(result)) {
         store.release(place)
-        return result // answered at once: as it is without background, whatever Prefer says
+        return { kind: 'value', value: result } // answered at once: as it is without background, whatever Prefer says
       }
     } catch (error) {
       store.release(place)
       throw error
     }
-
-    const prefer = preferences(request.headers.prefer)
-    const wait = prefer.async ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
     // Progress before the hand-off is kept (its last RETAINED), so the job's history starts where the act did.
     const early = new EarlyProgress()
     let job: Job | undefined
     const onProgress = (value: unknown): void => {
-      if (job === undefined) early.push(value)
-      else job.progress(value)
+      if (job !== undefined) {
+        job.progress(value)
+        return
+      }
+      early.push(value)
+      waiting.progress?.(value)
     }
     const stopped = (): boolean => job?.done === true
     const settled: Promise<unknown> = progressing
       ? drain(result as AsyncIterable<unknown>, onProgress, stopped)
       : Promise.resolve(result)
-
-    return new Promise((resolve, reject) => {
+    return new Promise<Ran>((resolve, reject) => {
       let handedOff = false
       let answered = false
       const handOff = (): void => {
@@ -102,60 +137,58 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
         handedOff = true
         if (reply.sent) { // the act answered by itself: nothing to hand off
           store.release(place)
-          resolve(undefined)
-          return
+          return resolve({ kind: 'value', value: undefined })
         }
-        job = store.admit(place)
+        job = admit(store, place, context, early)
+        if (actTimeout !== undefined) failAt(job, place.started + actTimeout, store, request)
         const current = job
+        const href = `${base}/${current.id}`
         // With `share`: stored in Redis before its first event, and before the handle names it.
         const announced = store.announce(current)
-        // Its signal is the job's: aborted on cancel and on actTimeout, never on a disconnect.
-        current.controller.signal.addEventListener('abort', () => { context.abort(current.controller.signal.reason) }, { once: true })
-        early.replay(current)
-        if (actTimeout !== undefined) failAt(current, place.started + actTimeout, store, request)
-        const handle = handleOf(`${base}/${current.id}`, reply, prefer.async)
-        if (announced === undefined) {
-          resolve(handle)
-          return
-        }
+        if (announced === undefined) return resolve({ kind: 'job', href })
         announced.then((readable) => {
-          if (readable) {
-            resolve(handle)
-            return
-          }
+          if (readable) return resolve({ kind: 'job', href })
           // No instance could read the job: it is not run on (its signal aborted), and the
           // request is answered as when Redis is away for anything else: after a poll.
           current.fail(store.clock.now())
           store.forget(current.id)
-          reply.removeHeader('link').removeHeader('preference-applied').code(503).header('retry-after', String(store.retryAfter(place.client, undefined))).send()
-          resolve(undefined)
+          resolve({ kind: 'lost', retryAfter: store.retryAfter(place.client, undefined) })
         }, reject)
       }
+      const answer = (): void => {
+        answered = true
+        cancelWait?.()
+        store.release(place)
+      }
       settled.then((value) => {
-        if (!handedOff) { // answered within its request, as without background
-          answered = true
-          cancelWait?.()
-          store.release(place)
-          resolve(value)
+        if (handedOff) {
+          job?.complete(value, store.clock.now())
           return
         }
-        job?.complete(value, store.clock.now())
+        answer() // answered within its request, as without background
+        resolve({ kind: 'value', value })
       }, (error: unknown) => {
         if (!handedOff) {
-          answered = true
-          cancelWait?.()
-          store.release(place)
-          reject(error) // the core's failed act: a bare 500
-          return
+          answer()
+          return reject(error) // the core's failed act: a bare 500
         }
         if (job?.fail(store.clock.now()) === true) request.log.error({ err: error instanceof Error ? error : undefined }, 'gpt: job failed')
       })
-      // respond-async hands off at once, but only an act still pending: one already settled
-      // (an async function with nothing to wait for) is answered plainly, as it would be in time.
-      const cancelWait = wait === 0 ? undefined : store.clock.after(wait, handOff, true)
-      if (wait === 0) queueMicrotask(handOff)
+      // A wait of 0 hands off at once, but only an act still pending: one already settled (an
+      // async function with nothing to wait for) is answered plainly, as it would be in time.
+      const cancelWait = waiting.wait === 0 ? undefined : store.clock.after(waiting.wait, handOff, true)
+      if (waiting.wait === 0) queueMicrotask(handOff)
     })
   }
+}
+
+/** The job an act becomes at its hand-off: its signal the act's, its early progress replayed. */
+function admit (store: JobStore, place: Place, context: LazyContext, early: EarlyProgress): Job {
+  const job = store.admit(place)
+  // Its signal is the job's: aborted on cancel and on actTimeout, never on a disconnect.
+  job.controller.signal.addEventListener('abort', () => { context.abort(job.controller.signal.reason) }, { once: true })
+  early.replay(job)
+  return job
 }
 
 /** Fails the job at `deadline` (the act's start and actTimeout) unless it ends first. */
@@ -167,9 +200,14 @@ function failAt (job: Job, deadline: number, store: JobStore, request: FastifyRe
 }
 
 /** The handle answering an act that became the job at `href`, its header fields set on `reply`. */
-function handleOf (href: string, reply: FastifyReply, async: boolean): Handle {
+function handle (href: string, reply: FastifyReply, async: boolean): Handle {
   reply.header('link', `<${href}>; rel="monitor"`).header('cache-control', 'no-store')
   if (async) reply.header('preference-applied', 'respond-async')
+  return handleBody(href)
+}
+
+/** The handle's JSON: where the job is, and its events. */
+export function handleBody (href: string): Handle {
   return {
     href,
     p: 'The act goes on at this job address: GET it for its state, progress and result; its events stream as NDJSON at "events".',

@@ -1,0 +1,103 @@
+// The act pipeline (draft §5.2): the bytes of an act within the limit, parsed strictly, checked
+// against the edition the actor read, validated against that edition's form, then acted on. POST
+// runs these stages through Fastify's body parser, validator compiler and handler
+// (src/address/act.ts); the MCP bridge (src/mcp/) calls them in the same order on a call's
+// arguments. One copy of each stage, so the two cannot drift.
+import type { ErrorObject } from 'ajv/dist/2020.js'
+import { matches } from './arrival.ts'
+import type { Edition } from './address.ts'
+import { parse, ParseError } from '../parse/parse.ts'
+import { isThenable, LATE, within } from './settle.ts'
+
+/**
+ * An act refused before it ran, and why (for the log and `explain`; draft §5.3: never for the
+ * actor). `unread`: the rest of the body may still come, so its connection is closed after the
+ * answer. `errors`: the form's failed constraints, where validation refused it.
+ */
+export class Refused {
+  constructor (readonly reason: string, readonly unread = false, readonly errors?: unknown) {}
+}
+
+/** What the parse stage needs of an address's settings. */
+export interface ParseLimits {
+  readonly bodyLimit: number
+  readonly maxDepth: number
+}
+
+/**
+ * draft §5.2 (1), (2): the bytes within the body limit, parsed strictly. `told`: the reason
+ * names where a duplicate stands, which takes a second pass (for `explain` or a debug log).
+ */
+export function readValue (bytes: Buffer, limits: ParseLimits, told: boolean): unknown {
+  if (bytes.length > limits.bodyLimit) return new Refused('body over the limit')
+  try {
+    return parse(bytes, { maxDepth: limits.maxDepth })
+  } catch (error) {
+    return new Refused(error instanceof ParseError ? (told ? error.describe() : error.message) : 'unparsable')
+  }
+}
+
+/** Whether a refusal's reason says where a duplicate stands: a second pass, for `explain` or a debug log. */
+export function told (settings: { readonly explain: boolean }, request: { readonly log: object }): boolean {
+  return settings.explain || (request.log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled?.('debug') === true
+}
+
+/**
+ * Appendix B, "Form Change": whether an act naming the entity tag `field` (an If-Match) read an
+ * arrival that is no longer `edition`'s.
+ */
+export function stale (edition: Edition, field: string | undefined): boolean {
+  if (field === undefined) return false
+  const { json, html } = edition.arrival
+  return !matches(field, json.etag, false) && (html === undefined || !matches(field, html.etag, false))
+}
+
+/**
+ * draft §5.2 (3): the value against the form of the edition the arrival was read from, by the
+ * validator compiled from that very form. Undefined when it validates.
+ */
+export function judge (edition: Edition, value: unknown): Refused | undefined {
+  if (value instanceof Refused) return value
+  if (value === undefined) return new Refused('empty body')
+  const validate = edition.validate
+  if (validate(value)) return undefined
+  return new Refused(reasonOf(validate.errors ?? []), false, validate.errors ?? [])
+}
+
+/** How many failed constraints the log's reason names. */
+const REASONS = 8
+
+/** The log's reason for failed constraints: the first few (each `$ref` passes on a few, src/form/bounded.ts). */
+export function reasonOf (errors: readonly Pick<ErrorObject, 'instancePath' | 'message'>[], dataVar = 'body'): string {
+  const shown = errors.slice(0, REASONS).map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`)
+  if (errors.length > REASONS) shown.push(`and ${errors.length - REASONS} more`)
+  return shown.join(', ')
+}
+
+/** How an act ended: its result, what it threw (and how), or LATE past actTimeout. */
+export type Settled =
+  | { readonly ok: true, readonly value: unknown }
+  | { readonly ok: false, readonly error: unknown, readonly how: string }
+  | typeof LATE
+
+/**
+ * Runs the act once. A plain result settles at once, with no promise made for it; a thenable is
+ * adopted as `await` would (the first answer counts, a throw from `then` is a rejection; a `then`
+ * getter or a revoked proxy may throw before that: still the act's failure), and raced against
+ * `actTimeout`, whatever comes second dropped.
+ */
+export function invoke (act: () => unknown, actTimeout: number | undefined): Settled | Promise<Settled> {
+  let settled: Promise<unknown>
+  try {
+    const result = act()
+    if (!isThenable(result)) return { ok: true, value: result }
+    settled = Promise.resolve(result)
+  } catch (error) {
+    return { ok: false, error, how: 'it threw' }
+  }
+  const rejected = (error: unknown): Settled => ({ ok: false, error, how: 'its promise rejected' })
+  if (actTimeout === undefined) return settled.then((value) => ({ ok: true, value }), rejected)
+  return within(settled, actTimeout).then((value) => value === LATE ? LATE : { ok: true, value }, rejected)
+}
+
+export { LATE }
