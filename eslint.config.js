@@ -3,7 +3,7 @@ import neostandard from 'neostandard'
 // The rooms of src/ and the one direction of their imports (docs/architecture.md). A room may
 // import its own modules and the rooms named after it here; `import type` counts too, since a
 // reader follows it all the same. Circles: scripts/import-circles.ts, run by `npm run lint`.
-const ROOMS = ['jobs', 'address', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
+const ROOMS = ['mcp', 'jobs', 'address', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
 const LEAVES = ['json', 'errors.ts', 'limits.ts', 'types.ts', 'defaults.ts']
 
 /** A rule for the files of `room`: every room of ours not in `allowed` is out of reach. */
@@ -52,6 +52,8 @@ export default [
     'the runtime (address/) imports the rooms below it, never jobs, the checker or a command'),
   room(['src/jobs/**'], ['jobs', 'address', 'form', 'parse', 'page', ...LEAVES],
     'jobs/ is a capability on top of the runtime: it imports address/ and what address/ uses, never the checker or a command'),
+  room(['src/mcp/**'], ['mcp', 'jobs', 'address', 'parse', ...LEAVES],
+    'mcp/ is a capability on top of the runtime and its jobs: it imports them, never the checker or a command'),
   // Units a reader takes in at once, counted as they read them: blank lines and comments too.
   {
     files: ['src/**'],

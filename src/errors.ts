@@ -112,3 +112,7 @@ export const GPT_ERR_LINK_HEADER_TOO_LARGE = createError<'GPT_ERR_LINK_HEADER_TO
 /** A link to a path on this host where no fastify-gpt address is registered (checked when the host is ready). */
 export const GPT_ERR_LINK_UNRESOLVED = createError<'GPT_ERR_LINK_UNRESOLVED', Named>(
   'GPT_ERR_LINK_UNRESOLVED', 'fastify-gpt address %s: a link names no address on this host: %s')
+
+/** Two addresses that would be one MCP tool, or a tool name MCP does not allow (checked when the host is ready). */
+export const GPT_ERR_MCP_TOOL_NAME = createError<'GPT_ERR_MCP_TOOL_NAME', Named>(
+  'GPT_ERR_MCP_TOOL_NAME', 'fastify-gpt MCP bridge %s: %s')

@@ -13,6 +13,7 @@ import { Address } from './address/address.ts'
 import { installArrival } from './address/arrival.ts'
 import { installJobs } from './jobs/index.ts'
 import { installLinks } from './links/host.ts'
+import { enter } from './mcp/registry.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
@@ -34,10 +35,12 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
-  await installRateLimit(instance, settings)
+  const count = await installRateLimit(instance, settings)
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
-  installAct(instance, address, await installJobs(instance, settings))
+  const installed = await installJobs(instance, settings)
+  installAct(instance, address, installed.settings)
+  enter(instance.server, { address, settings: installed.settings, count, background: installed.background })
   settings.onAddress?.(address)
 }
 

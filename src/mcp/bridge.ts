@@ -1,0 +1,93 @@
+// The host's addresses as the bridge serves them: found when the host is ready, named once, each
+// tool built once per edition, and the GET streams told when a tool changes.
+import type { Edition } from '../address/address.ts'
+import { hostedOn, type Hosted } from './registry.ts'
+import type { Listeners } from './stream.ts'
+import { buildTool, checkNames, type Tool } from './tools.ts'
+
+/** One address as a tool. */
+export interface Entry {
+  readonly hosted: Hosted
+  readonly path: string
+  readonly name: string
+}
+
+export interface BridgeOptions {
+  readonly where: string
+  readonly serverInfo: { readonly name: string, readonly version: string }
+  readonly instructions: string | undefined
+  readonly toolName: (path: string) => string
+  readonly listeners: Listeners
+}
+
+/** How much room a call's envelope takes beside its arguments (method, id, name, _meta). */
+export const ENVELOPE = 16 * 1024
+
+export class Bridge {
+  readonly serverInfo: BridgeOptions['serverInfo']
+  readonly instructions: string | undefined
+  #entries: readonly Entry[] = []
+  #byName = new Map<string, Entry>()
+  #byPath = new Map<string, Entry>()
+  readonly #tools = new WeakMap<Edition, Tool>()
+  readonly #options: BridgeOptions
+  /** The largest body any address takes, and the deepest: what a request to the bridge may be, with its envelope. */
+  bodyLimit = ENVELOPE
+  maxDepth = 4
+
+  constructor (options: BridgeOptions) {
+    this.#options = options
+    this.serverInfo = options.serverInfo
+    this.instructions = options.instructions
+  }
+
+  /** Takes the host's addresses, when it is ready: refuses names MCP does not allow, or two the same. */
+  start (server: object): void {
+    const entries = hostedOn(server).map((hosted) => ({ hosted, path: hosted.settings.path, name: this.#options.toolName(hosted.settings.path) }))
+    checkNames(entries, this.#options.where)
+    this.#entries = entries
+    this.#byName = new Map(entries.map((entry) => [entry.name, entry]))
+    this.#byPath = new Map(entries.map((entry) => [entry.path, entry]))
+    for (const { hosted } of entries) {
+      this.bodyLimit = Math.max(this.bodyLimit, hosted.settings.bodyLimit + ENVELOPE)
+      // root, params, arguments and (for a wrapped form) value, above the body's own depth
+      this.maxDepth = Math.max(this.maxDepth, hosted.settings.maxDepth + 3)
+    }
+    for (const entry of entries) this.#watch(entry)
+  }
+
+  entries (): readonly Entry[] { return this.#entries }
+  named (name: string): Entry | undefined { return this.#byName.get(name) }
+  atPath (path: string): Entry | undefined { return this.#byPath.get(path) }
+
+  /** The job `<address>/jobs/<id>` a path names, if its address has jobs. */
+  jobAt (path: string): { readonly entry: Entry, readonly id: string } | undefined {
+    const slash = path.lastIndexOf('/')
+    const base = path.slice(0, slash)
+    const id = path.slice(slash + 1)
+    if (id === '') return undefined
+    const entry = this.#entries.find((candidate) => candidate.hosted.background?.base === base)
+    return entry === undefined ? undefined : { entry, id }
+  }
+
+  /** The tool of `entry`'s current edition (or of `edition`), built once per edition. */
+  tool (entry: Entry, edition = entry.hosted.address.current): Tool {
+    let tool = this.#tools.get(edition)
+    if (tool === undefined) {
+      tool = buildTool(edition, entry.name, entry.path)
+      this.#tools.set(edition, tool)
+    }
+    return tool
+  }
+
+  /** After each edition served (an update here, or one another instance stored): list_changed when the tool changed. */
+  #watch (entry: Entry): void {
+    let listed = this.tool(entry).json
+    entry.hosted.address.watch(() => {
+      const json = this.tool(entry).json
+      if (json === listed) return
+      listed = json
+      this.#options.listeners.notify('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
+    })
+  }
+}

@@ -1,0 +1,160 @@
+// fastify-gpt/mcp: every fastify-gpt address on the host as an MCP tool and resource, served over
+// MCP's Streamable HTTP at one path (docs/mcp.md). Stateless: any instance answers any request.
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { DEFAULT_BODY_TIMEOUT } from '../address/options.ts'
+import { Refused, told } from '../address/pipeline.ts'
+import { Deadlines, readBody } from '../address/read.ts'
+import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
+import { isObject } from '../json/value.ts'
+import { parse, ParseError } from '../parse/parse.ts'
+import { Bridge } from './bridge.ts'
+import { refusal } from './call.ts'
+import { allowedOf, rebound, type Allowed } from './guard.ts'
+import { answer, errorOf, INVALID_REQUEST, isId, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
+import { Listeners } from './stream.ts'
+import { toolName } from './tools.ts'
+
+export interface McpOptions {
+  /** Where the bridge is served. Default `/mcp`. */
+  path?: string
+  /** The server's name and version in `initialize`. Default `{ name: 'fastify-gpt', version: '0.1.0' }`. */
+  serverInfo?: { name: string, version: string }
+  /** MCP's `instructions` for the client, if any. */
+  instructions?: string
+  /** An address's tool name, from its path. Default: its segments joined by `_` (`/orders/new` is `orders_new`). */
+  toolName?: (path: string) => string
+  /**
+   * Host names (without port) a request may name besides the loopback ones; given, every request
+   * is checked, else only those that came in on a loopback address. `false`: no check.
+   */
+  allowedHosts?: readonly string[] | false
+  /** Origins (`https://app.example`) a browser's request may come from besides loopback ones. */
+  allowedOrigins?: readonly string[]
+  /** GET streams open at once (each hears of changed tools). Default 100. */
+  maxStreams?: number
+  /** Milliseconds between two heartbeats of a GET stream. Default 15000. */
+  heartbeat?: number
+  /** Milliseconds to receive a request's body. Default 10000, as an address's. */
+  bodyTimeout?: number
+}
+
+interface Resolved {
+  readonly path: string
+  readonly allowed: Allowed | undefined
+  readonly bodyTimeout: number
+}
+
+async function plugin (host: FastifyInstance, options: McpOptions): Promise<void> {
+  const path = options.path ?? '/mcp'
+  const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
+  if (typeof path !== 'string' || !path.startsWith('/')) throw invalid('"path" must be a path starting with /')
+  const listeners = new Listeners(positive(options.maxStreams, 100, 'maxStreams', invalid), positive(options.heartbeat, 15_000, 'heartbeat', invalid))
+  const bridge = new Bridge({
+    where: path,
+    serverInfo: options.serverInfo ?? { name: 'fastify-gpt', version: '0.1.0' },
+    instructions: options.instructions,
+    toolName: options.toolName ?? toolName,
+    listeners
+  })
+  const resolved: Resolved = {
+    path,
+    allowed: allowedOf(options.allowedHosts, options.allowedOrigins),
+    bodyTimeout: positive(options.bodyTimeout, DEFAULT_BODY_TIMEOUT, 'bodyTimeout', invalid)
+  }
+  host.addHook('onReady', async () => { bridge.start(host.server) })
+  host.addHook('preClose', async () => { listeners.close() })
+
+  await host.register(async (mcp) => {
+    mcp.removeAllContentTypeParsers()
+    const deadlines = new Deadlines(resolved.bodyTimeout)
+    // The request's bytes as sent: the strict parser reads them whole (below), and a call's
+    // arguments go on to the act pipeline as those same bytes.
+    mcp.addContentTypeParser('application/json', (request, payload, done) => {
+      readBody(request, payload, bridge.bodyLimit, deadlines, (bytes) => { done(null, bytes) })
+    })
+    mcp.post(path, (request, reply) => onPost(bridge, resolved, request, reply))
+    mcp.get(path, (request, reply) => {
+      const refused = guard(resolved, request, reply)
+      if (refused !== undefined) return refused
+      if (!accepts(request.headers.accept) || !listeners.open(reply)) return reply.code(405).header('allow', 'POST').send()
+      return reply
+    })
+    mcp.delete(path, (_request, reply) => reply.code(405).header('allow', 'GET, POST').send())
+  })
+}
+
+function positive (value: number | undefined, fallback: number, name: string, invalid: (detail: string) => Error): number {
+  if (value === undefined) return fallback
+  if (!Number.isSafeInteger(value) || value <= 0) throw invalid(`"${name}" must be a positive integer`)
+  return value
+}
+
+const accepts = (accept: string | undefined): boolean => accept !== undefined && accept.includes('text/event-stream')
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** A 403 for a request that fails the DNS-rebinding check (src/mcp/guard.ts), else undefined. */
+function guard (resolved: Resolved, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const origin = request.headers.origin
+  const why = rebound(resolved.allowed, request.socket.localAddress, request.headers.host, typeof origin === 'string' ? origin : undefined)
+  if (why === undefined) return undefined
+  return reply.code(403).header('content-type', JSON_TYPE).send(errorOf(null, -32000, why))
+}
+
+/** POST: one JSON-RPC message, parsed strictly as a whole (draft §5.2 (2) holds for every byte of a call). */
+async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const refused = guard(resolved, request, reply)
+  if (refused !== undefined) return refused
+  reply.header('content-type', JSON_TYPE)
+  const version = request.headers['mcp-protocol-version']
+  if (typeof version === 'string' && !PROTOCOL_VERSIONS.includes(version)) {
+    return reply.code(400).send(errorOf(null, INVALID_REQUEST, `Unsupported protocol version: ${version.slice(0, 40)}`))
+  }
+  const bytes = request.body
+  if (bytes instanceof Refused || !Buffer.isBuffer(bytes)) {
+    if (bytes instanceof Refused && bytes.unread) reply.header('connection', 'close')
+    return reply.code(bytes instanceof Refused && bytes.reason === 'body over the limit' ? 413 : 400).send(errorOf(null, INVALID_REQUEST, 'The request was not received whole'))
+  }
+  let message: unknown
+  try {
+    message = parse(bytes, { maxDepth: bridge.maxDepth })
+  } catch (error) {
+    const { status, json } = unparsed(bridge, request, bytes, error)
+    return reply.code(status).send(json)
+  }
+  if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
+  const { id, method, params } = message
+  if (message['jsonrpc'] !== '2.0') return reply.code(400).send(errorOf(isId(id) ? id : null, INVALID_REQUEST, 'Not a JSON-RPC 2.0 message'))
+  // A notification, or a response to a request of ours (none is ever sent): accepted, nothing to answer.
+  if (typeof method !== 'string' || id === undefined) return reply.code(202).send()
+  if (!isId(id)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'The id must be a string or an integer'))
+  if (params !== undefined && !isObject(params)) return reply.send(errorOf(id, -32602, 'params must be an object'))
+  const json = await answer(bridge, { request, reply, bytes }, id, method, params ?? {})
+  return json === undefined ? reply : reply.send(json)
+}
+
+/**
+ * A request the strict parser refused. A tools/call of a known tool whose envelope reads loosely
+ * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, with
+ * the one result; anything else is a JSON-RPC parse error.
+ */
+function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): { readonly status: number, readonly json: string } {
+  let loose: unknown
+  try {
+    loose = JSON.parse(bytes.toString('utf8'))
+  } catch {}
+  const id = isObject(loose) ? loose['id'] : undefined
+  const params = isObject(loose) ? loose['params'] : undefined
+  const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
+  if (isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined) {
+    const reason = error instanceof ParseError ? (told(entry.hosted.settings, request) ? error.describe() : error.message) : 'unparsable'
+    return { status: 200, json: resultOf(id, refusal(new Refused(reason), entry.hosted.settings.explain, request)) }
+  }
+  return { status: 400, json: errorOf(null, PARSE_ERROR, 'Parse error') }
+}
+
+export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })
+export default mcp
+export { PROTOCOL_VERSIONS } from './rpc.ts'
+export { REFUSAL } from './call.ts'

@@ -1,0 +1,184 @@
+// The JSON-RPC side of the bridge: one request's method, as MCP defines it, answered from the
+// addresses of the host (docs/mcp.md). Everything here is a function of the request and the
+// editions being served: no session is kept, so any instance answers any request.
+import { randomUUID } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isObject, type JsonObject } from '../json/value.ts'
+import { UNAVAILABLE } from '../jobs/index.ts'
+import { callTool, type Answer } from './call.ts'
+import type { Bridge, Entry } from './bridge.ts'
+import { event, openStream } from './stream.ts'
+
+/** The protocol revisions the bridge speaks, newest first (MCP "Lifecycle", version negotiation). */
+export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
+
+export type Id = string | number
+
+/** A JSON-RPC id as MCP allows it: a string or an integer (never null). */
+export const isId = (id: unknown): id is Id => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
+
+export const resultOf = (id: Id, result: string): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
+export const errorOf = (id: Id | null, code: number, message: string): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
+
+/** JSON-RPC's and MCP's error codes. */
+export const INVALID_REQUEST = -32600
+export const METHOD_NOT_FOUND = -32601
+export const INVALID_PARAMS = -32602
+export const PARSE_ERROR = -32700
+export const RESOURCE_NOT_FOUND = -32002
+
+/** What answering one request needs besides the bridge: the HTTP exchange, and the request's bytes. */
+export interface Exchange {
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly bytes: Buffer
+}
+
+/** The answer to one JSON-RPC request: the response's JSON, or undefined once `reply` is answered otherwise. */
+export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method: string, params: JsonObject): Promise<string | undefined> {
+  switch (method) {
+    case 'initialize': return resultOf(id, initialize(bridge, exchange.reply, params))
+    case 'ping': return resultOf(id, '{}')
+    case 'tools/list': return resultOf(id, `{"tools":[${bridge.entries().map((entry) => bridge.tool(entry).json).join(',')}]}`)
+    case 'tools/call': return await call(bridge, exchange, id, params)
+    case 'resources/list': return resultOf(id, JSON.stringify({ resources: bridge.entries().map((entry) => resource(bridge, entry, originOf(exchange.request))) }))
+    case 'resources/templates/list': return resultOf(id, JSON.stringify({ resourceTemplates: templates(bridge, originOf(exchange.request)) }))
+    case 'resources/read': return await read(bridge, exchange.request, id, params)
+    default: return errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`)
+  }
+}
+
+/**
+ * initialize: the revision asked for if spoken here, else the newest. No session is kept: the
+ * Mcp-Session-Id carries the client's name and version (what GPT-Actor records, draft §6), so
+ * any instance reads them from any later request.
+ */
+function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): string {
+  const asked = params['protocolVersion']
+  const protocolVersion = typeof asked === 'string' && PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0]
+  const client = params['clientInfo']
+  reply.header('mcp-session-id', sessionOf(isObject(client) ? client : undefined))
+  return JSON.stringify({
+    protocolVersion,
+    capabilities: { tools: { listChanged: true }, resources: {} },
+    serverInfo: bridge.serverInfo,
+    ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
+  })
+}
+
+/** Longest name or version of a client kept for its GPT-Actor. */
+const INFO = 64
+
+function sessionOf (client: JsonObject | undefined): string {
+  const part = (value: unknown): string => typeof value === 'string' ? value.slice(0, INFO) : ''
+  const info = client === undefined ? '' : Buffer.from(JSON.stringify([part(client['name']), part(client['version'])])).toString('base64url')
+  return `${randomUUID()}.${info}`
+}
+
+/** The actor a request names: its GPT-Actor header, else its session's client as `name/version`. */
+export function actorOf (request: FastifyRequest): string | undefined {
+  const header = request.headers['gpt-actor']
+  if (typeof header === 'string') return header
+  const session = request.headers['mcp-session-id']
+  if (typeof session !== 'string') return undefined
+  const info = session.slice(session.indexOf('.') + 1)
+  if (info === '' || info.length > 4 * INFO * 2) return undefined
+  try {
+    const [name, version] = JSON.parse(Buffer.from(info, 'base64url').toString('utf8')) as unknown[]
+    if (typeof name !== 'string' || typeof version !== 'string' || name === '') return undefined
+    return version === '' ? name : `${name}/${version}`
+  } catch {
+    return undefined
+  }
+}
+
+/** Where this request reached the host, as the client wrote it (behind a proxy, with trustProxy). */
+export const originOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`
+
+/** The longest progress message sent, as a job's (src/jobs/job.ts). */
+const MESSAGE = 4096
+
+async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<string | undefined> {
+  const { request, reply } = exchange
+  const name = params['name']
+  const entry = typeof name === 'string' ? bridge.named(name) : undefined
+  if (entry === undefined) return errorOf(id, INVALID_PARAMS, `Unknown tool: ${String(name).slice(0, 128)}`)
+  const meta = isObject(params['_meta']) ? params['_meta'] : undefined
+  const token = meta?.['progressToken']
+  const ifMatch = meta?.['fastify-gpt/if-match']
+  // Progress goes on the call's own stream, opened with the first value (a quick act answers in JSON).
+  let stream: ReturnType<typeof openStream> | undefined
+  let count = 0
+  const streams = isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
+  const progress = !streams
+    ? undefined
+    : (value: unknown): void => {
+        stream ??= openStream(reply)
+        const message = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, MESSAGE)
+        stream.write(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message } })))
+      }
+  const edition = entry.hosted.address.current // one read: one edition, as POST's
+  const answered: Answer = await callTool({
+    hosted: entry.hosted,
+    tool: bridge.tool(entry, edition),
+    edition,
+    bytes: exchange.bytes,
+    args: params['arguments'],
+    ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
+    actor: actorOf(request),
+    progress,
+    origin: originOf(request)
+  }, request, reply)
+  const json = 'result' in answered
+    ? resultOf(id, answered.result)
+    : errorOf(id, -32000, answered.status === 429 ? 'Rate limited: call again later' : 'Busy: call again later')
+  if (stream !== undefined) {
+    stream.end(event(json))
+    return undefined
+  }
+  if ('status' in answered) {
+    reply.code(answered.status).header('retry-after', String(answered.retryAfter)).send(json)
+    return undefined
+  }
+  return json
+}
+
+/** Whether the request's Accept names `type` (or a range holding it). */
+function accepts (request: FastifyRequest, type: string): boolean {
+  const accept = request.headers.accept
+  return accept !== undefined && (accept.includes(type) || accept.includes('*/*'))
+}
+
+function resource (bridge: Bridge, entry: Entry, origin: string): JsonObject {
+  const prompt = entry.hosted.address.current.content.prompt
+  return { uri: origin + entry.path, name: entry.name, mimeType: 'application/json', description: prompt }
+}
+
+function templates (bridge: Bridge, origin: string): JsonObject[] {
+  return bridge.entries().flatMap((entry) => entry.hosted.background === undefined
+    ? []
+    : [{ uriTemplate: `${origin}${entry.hosted.background.base}/{id}`, name: `${entry.name}_job`, mimeType: 'application/json', description: `A job of the tool ${entry.name}: its state, progress and result.` }])
+}
+
+/**
+ * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's. By
+ * path: the URI's origin is where the client reached the host, which a proxy may rename.
+ */
+async function read (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject): Promise<string> {
+  const uri = params['uri']
+  let path: string | undefined
+  try {
+    path = typeof uri === 'string' ? new URL(uri).pathname : undefined
+  } catch {}
+  const notFound = (): string => errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
+  if (path === undefined) return notFound()
+  const contents = (text: string): string => resultOf(id, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text }] }))
+  const entry = bridge.atPath(path)
+  if (entry !== undefined) return contents(entry.hosted.address.current.arrival.json.body.toString('utf8'))
+  const job = bridge.jobAt(path)
+  if (job === undefined) return notFound()
+  const text = await job.entry.hosted.background?.arrival(job.id)
+  if (text === UNAVAILABLE) return errorOf(id, -32000, 'The job cannot be read now: read it again later')
+  return text === undefined ? notFound() : contents(text)
+}

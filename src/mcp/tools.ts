@@ -1,0 +1,97 @@
+// An address as an MCP tool and resource (docs/mcp.md): its name from its path, its description
+// from p (and m), its inputSchema the form itself. Built once per edition and kept with it.
+import type { Edition } from '../address/address.ts'
+import { GPT_ERR_MCP_TOOL_NAME } from '../errors.ts'
+import { isObject, type Json, type JsonObject } from '../json/value.ts'
+import { APPLICATORS } from '../json/applicators.ts'
+
+/** MCP's tool name rules (2025-11-25, "Tool names"): 1 to 128 of these characters. */
+const NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+/** The tool name of the address at `path`: its segments joined by `_`, other characters `_`; `/` is `root`. */
+export function toolName (path: string): string {
+  const name = path.replace(/^\/+|\/+$/g, '').replace(/[^A-Za-z0-9_.-]/g, '_')
+  return name === '' ? 'root' : name
+}
+
+/** Checks the names of the host's tools when it is ready: each valid, no two the same. */
+export function checkNames (named: ReadonlyArray<{ readonly path: string, readonly name: string }>, where: string): void {
+  const seen = new Map<string, string>()
+  for (const { path, name } of named) {
+    if (!NAME.test(name)) throw new GPT_ERR_MCP_TOOL_NAME(where, `the tool name "${name}" of the address ${path} is not 1 to 128 of A-Z a-z 0-9 _ . -`)
+    const other = seen.get(name)
+    if (other !== undefined) throw new GPT_ERR_MCP_TOOL_NAME(where, `the addresses ${other} and ${path} would both be the tool "${name}": give one a toolName of its own`)
+    seen.set(name, path)
+  }
+}
+
+/** One address's tool, as tools/list sends it, and how a call's arguments hold its body. */
+export interface Tool {
+  /** The tool's JSON in tools/list. */
+  readonly json: string
+  /** Whether the form was wrapped: the body is the arguments' `value`. */
+  readonly wrapped: boolean
+}
+
+/**
+ * The tool of `edition` (draft §3.2's p, m and s). MCP requires an object form (`inputSchema.type`
+ * "object"): any other is wrapped as the one member `value` of one, its `$ref`s moved with it.
+ */
+export function buildTool (edition: Edition, name: string, path: string): Tool {
+  const { form, prompt, messages } = edition.content
+  const wrapped = form['type'] !== 'object'
+  const tool = {
+    name,
+    description: describe(prompt, messages),
+    inputSchema: wrapped ? wrap(form) : form,
+    _meta: { 'fastify-gpt/address': path, 'fastify-gpt/etag': edition.arrival.json.etag }
+  }
+  return { json: JSON.stringify(tool), wrapped }
+}
+
+/** p, then m as JSON when there is any: an MCP client shows a model the description, and nothing else of the tool. */
+function describe (prompt: string, messages: readonly unknown[]): string {
+  return messages.length === 0 ? prompt : `${prompt}\n\nPrior messages (m), as JSON: ${JSON.stringify(messages)}`
+}
+
+/**
+ * `{ type: "object", properties: { value: form }, required: ["value"], additionalProperties: false }`.
+ * A `$ref` by JSON Pointer from the form's root (`#`, `#/...`) points into `value` now; one inside
+ * a subschema with its own `$id` is relative to that, and a form with an `$id` of its own is its
+ * own resource still, so neither changes. `$schema` goes to the new root, where 2020-12 allows it.
+ */
+export function wrap (form: JsonObject): JsonObject {
+  const { $schema, ...rest } = form
+  const value = typeof form['$id'] === 'string' ? form : moveRefs(rest) as JsonObject
+  return {
+    ...($schema === undefined ? {} : { $schema }),
+    type: 'object',
+    properties: { value },
+    required: ['value'],
+    additionalProperties: false
+  }
+}
+
+const INTO = '#/properties/value'
+
+/** A copy of `schema` with its root `$ref`s moved under `value`; subschemas with an `$id` as they are. */
+function moveRefs (schema: Json): Json {
+  if (!isObject(schema)) return schema
+  const out: Record<string, Json> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && (value === '#' || value.startsWith('#/'))) {
+      out[key] = INTO + value.slice(1)
+      continue
+    }
+    const kind = APPLICATORS.get(key)
+    out[key] = kind === undefined ? value : applied(kind.shape, value)
+  }
+  return out
+}
+
+function applied (shape: 'one' | 'list' | 'map', value: Json): Json {
+  const under = (sub: Json): Json => isObject(sub) && typeof sub['$id'] === 'string' ? sub : moveRefs(sub)
+  if (shape === 'one') return under(value)
+  if (shape === 'list') return Array.isArray(value) ? value.map(under) : value
+  return isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, under(sub)])) : value
+}
