@@ -1,8 +1,9 @@
 // An example host with three GPT addresses: a note board at /, a poll at /poll and a slow act at
-// /slow, which the board names.
+// /slow, which the board names; at /mcp, the same three as MCP tools (docs/mcp.md).
 //   npm start                     listens on 127.0.0.1:3000 (PORT and HOST override)
 //   curl -s localhost:3000        the note board's arrival: {p, m, s}
 //   curl -s localhost:3000 -d '{"note":"hello"}'
+//   claude mcp add --transport http board http://127.0.0.1:3000/mcp
 //   REDIS_URL=redis://127.0.0.1:6379 npm start
 //                                 rate limits, the board and /slow's jobs shared through Redis
 //                                 (needs ioredis), with every other host given the same REDIS_URL
@@ -12,6 +13,7 @@
 //                                 to see which worker of example/cluster.js answered
 import Fastify from 'fastify'
 import gpt from 'fastify-gpt'
+import mcp from 'fastify-gpt/mcp'
 import { noteBoard, poll, slow } from './addresses.js'
 
 const redis = process.env.REDIS_URL === undefined ? undefined : await redisClient(process.env.REDIS_URL)
@@ -27,6 +29,8 @@ const stepMs = process.env.SLOW_STEP_MS === undefined ? {} : { stepMs: Number(pr
 await app.register(gpt, { ...noteBoard(share), links: ['/poll', '/slow'], ...limits() })
 await app.register(gpt, { ...poll(), ...limits() })
 await app.register(gpt, { ...slow({ ...share, ...stepMs }), ...limits() })
+// Every address above as an MCP tool: the board at / is the tool "root", the others "poll" and "slow".
+await app.register(mcp)
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
