@@ -11,7 +11,7 @@ import { quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { invoke, LATE, readValue, reasonOf, Refused, stale, told, type Settled } from './pipeline.ts'
+import { invoke, LATE, outsideProtocol, readValue, reasonOf, Refused, stale, told, type Settled } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 
@@ -55,13 +55,6 @@ function rejecter (explain: boolean): Reject {
 const EXPLAINED = 100
 
 /**
- * Errors about the body itself: Fastify's content-type parsing, and @fastify/compress's decoding
- * of a Content-Encoding it does not support (its preParsing hook). draft §5.3: a body refused for
- * any reason gets the same answer.
- */
-const BODY_ERROR = /^(?:FST_ERR_CTP_|FST_CP_ERR_)/
-
-/**
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
  * installed there and nowhere else.
  */
@@ -73,8 +66,9 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   installBodyParser(instance, settings)
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
-    if (error.statusCode === 429) return reply.code(429).send() // rate limited: outside the protocol
-    if (typeof error.code === 'string' && BODY_ERROR.test(error.code)) return reject(request, reply, error.code)
+    const outside = outsideProtocol(error)
+    if (outside === 'rate limited') return reply.code(429).send() // outside the protocol
+    if (outside === 'body') return reject(request, reply, error.code)
     throw error // not ours (a host hook, a failed act): the host's error handler decides
   })
 

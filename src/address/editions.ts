@@ -5,6 +5,7 @@ import { judge, type PortableSettings } from './editions-judge.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
 import { storedBytes } from '../limits.ts'
 import type { SharedRedis, ShareSettings } from './share.ts'
+import { ready, Subscriber } from './subscriber.ts'
 import type { Content, Message } from '../types.ts'
 
 /** One edition as the address serves it: its content, and the stored version it is (0: never stored). */
@@ -83,8 +84,6 @@ interface Pending {
   readonly reject: (error: unknown) => void
 }
 
-/** How long registration waits for Redis before it fails. */
-const START_TIMEOUT = 10_000
 /** Conflicts an update retries through before it gives up; each one means another instance stored first. */
 const MAX_ATTEMPTS = 64
 /** The backoff after a conflict: a random wait up to BACKOFF_BASE × 2^conflicts ms, at most BACKOFF_CAP. */
@@ -116,7 +115,7 @@ export class SharedEditions<E extends Versioned> {
    * its limits): a larger edition stays in Redis, refused, and is never sent to the instance.
    */
   readonly #most: number
-  #subscriber: SharedRedis | undefined
+  #subscriber: Subscriber | undefined
   /** The stored version and token as last seen: what the next compare-and-set expects. */
   #observed = { version: '', token: '' }
   /** The highest version seen stored; a lower one stored later means Redis went back. */
@@ -146,14 +145,12 @@ export class SharedEditions<E extends Versioned> {
 
   /** Takes the stored edition, or stores the address's own as the first (by compare-and-set, so instances starting together agree). */
   async start (): Promise<void> {
-    const subscriber = this.#redis.duplicate()
+    // The client reconnects by itself; `ready` resynchronizes.
+    const subscriber = new Subscriber(this.#redis, this.#key, this.#onMessage)
     this.#subscriber = subscriber
-    subscriber.on('error', () => {}) // the client reconnects by itself; `ready` resynchronizes
-    subscriber.on('message', this.#onMessage)
     judge.acquire()
     try {
-      await Promise.all([ready(this.#redis), ready(subscriber)])
-      await subscriber.subscribe(this.#key)
+      await Promise.all([ready(this.#redis), subscriber.start()])
       let stored: Stored | undefined = await this.#read()
       while (stored !== undefined) {
         if (isVersion(stored.version)) {
@@ -170,7 +167,9 @@ export class SharedEditions<E extends Versioned> {
       throw isNamed(error) ? error : this.#notStored(error)
     }
     this.#redis.on('ready', this.#resync)
-    subscriber.on('ready', this.#resubscribe)
+    // Subscribed again after a reconnection (following the client's own resubscription), so
+    // what the resync reads is at least as new as every notification missed.
+    subscriber.resubscribed(this.#resync)
     this.#started = true
     if (this.#dirty) this.#kick() // notified while starting
   }
@@ -180,11 +179,7 @@ export class SharedEditions<E extends Versioned> {
     this.#closed = true
     judge.release()
     this.#redis.off('ready', this.#resync)
-    const subscriber = this.#subscriber
-    if (subscriber === undefined) return
-    subscriber.off('ready', this.#resubscribe)
-    subscriber.off('message', this.#onMessage)
-    await subscriber.quit().catch(() => {})
+    await this.#subscriber?.close()
   }
 
   /** Applies `change` to the latest stored edition with the others queued here, and stores the result. */
@@ -466,12 +461,6 @@ export class SharedEditions<E extends Versioned> {
     this.#kick()
   }
 
-  #resubscribe = (): void => {
-    // Subscribed again once this reply comes (it follows the client's own resubscription), so
-    // what the resync reads is at least as new as every notification missed.
-    this.#subscriber?.subscribe(this.#key).then(this.#resync, () => {})
-  }
-
   #notStored (error: unknown): Error {
     return new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, error instanceof Error ? error.message : String(error))
   }
@@ -510,23 +499,3 @@ const absurd = (version: string): string =>
   `version ${JSON.stringify(version.slice(0, 40))}, which no instance writes (versions are integers from 1 to ${MAX_VERSION})`
 
 const isNamed = (error: unknown): boolean => String((error as { code?: unknown } | undefined)?.code).startsWith('GPT_ERR_')
-
-/** Resolves once the client is connected; rejects if it gives up or is not connected after START_TIMEOUT. */
-export async function ready (redis: SharedRedis): Promise<void> {
-  if (redis.status === 'ready') return
-  if (redis.status === 'wait') redis.connect().catch(() => {}) // lazyConnect: the first command would connect it
-  await new Promise<void>((resolve, reject) => {
-    const settle = (error?: Error): void => {
-      clearTimeout(timer)
-      redis.off('ready', onReady)
-      redis.off('end', onEnd)
-      if (error === undefined) resolve()
-      else reject(error)
-    }
-    const onReady = (): void => { settle() }
-    const onEnd = (): void => { settle(new Error('the Redis client gave up connecting')) }
-    const timer = setTimeout(() => { settle(new Error(`Redis not ready after ${START_TIMEOUT} ms (${redis.status})`)) }, START_TIMEOUT)
-    redis.on('ready', onReady)
-    redis.on('end', onEnd)
-  })
-}

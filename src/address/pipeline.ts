@@ -18,6 +18,22 @@ export class Refused {
   constructor (readonly reason: string, readonly unread = false, readonly errors?: unknown) {}
 }
 
+/**
+ * Errors about the body itself: Fastify's content-type parsing, and @fastify/compress's decoding
+ * of a Content-Encoding it does not support (its preParsing hook). draft §5.3: a body refused for
+ * any reason gets the same answer.
+ */
+const BODY_ERROR = /^(?:FST_ERR_CTP_|FST_CP_ERR_)/
+
+/**
+ * What an error on Fastify's path says outside the act: a rate limit's 429 (an answer outside the
+ * protocol), a body refused by Fastify or a host's hook before the pipeline read it, or neither.
+ */
+export function outsideProtocol (error: { readonly statusCode?: number | undefined, readonly code?: unknown }): 'rate limited' | 'body' | undefined {
+  if (error.statusCode === 429) return 'rate limited'
+  return typeof error.code === 'string' && BODY_ERROR.test(error.code) ? 'body' : undefined
+}
+
 /** What the parse stage needs of an address's settings. */
 export interface ParseLimits {
   readonly bodyLimit: number

@@ -3,7 +3,7 @@
 // act runs in the process it started in, which keeps a lease alive while it lives.
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { ready } from '../address/editions.ts'
+import { Subscriber } from '../address/subscriber.ts'
 import type { SharedRedis, ShareSettings } from '../address/share.ts'
 import { MESSAGES } from './arrival.ts'
 import { RETAINED, type Job, type JobEvent, type Status } from './job.ts'
@@ -213,7 +213,7 @@ export class SharedJobs implements JobSource {
   readonly #watchers = new Watchers()
   readonly #writes = new Set<Promise<void>>()
   readonly #warned = new Set<string>()
-  #subscriber: SharedRedis | undefined
+  #subscriber: Subscriber | undefined
   #timer: ReturnType<typeof setInterval> | undefined
   #closed = false
 
@@ -231,12 +231,9 @@ export class SharedJobs implements JobSource {
 
   /** Subscribes to the address's job announcements; registration waits for it. */
   async start (): Promise<void> {
-    const subscriber = this.#redis.duplicate()
-    this.#subscriber = subscriber
-    subscriber.on('error', () => {}) // the client reconnects by itself; streams look again every lease
-    subscriber.on('message', this.#onMessage)
-    await ready(subscriber)
-    await subscriber.subscribe(this.#channel)
+    // The client reconnects by itself; streams look again every lease.
+    this.#subscriber = new Subscriber(this.#redis, this.#channel, this.#onMessage)
+    await this.#subscriber.start()
     await this.#redis.eval(REFRESH, 1, this.#ownerKey(), this.#settings.lease, this.#ttl()) // alive from the start
     this.#store.shared = { admitted: (job) => this.#admitted(job), forgotten: (id) => { this.#owned.delete(digest(id)) } }
     // Three signs of life a lease: one lost to a slow round trip does not fail a job.
@@ -251,10 +248,7 @@ export class SharedJobs implements JobSource {
     this.#watchers.wakeAll()
     await Promise.allSettled([...this.#writes])
     await this.#redis.eval(RESIGN, 1, this.#ownerKey()).catch(() => {})
-    const subscriber = this.#subscriber
-    if (subscriber === undefined) return
-    subscriber.off('message', this.#onMessage)
-    await subscriber.quit().catch(() => {})
+    await this.#subscriber?.close()
   }
 
   async get (id: string): Promise<JobView | undefined | typeof UNAVAILABLE> {
