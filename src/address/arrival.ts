@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
+import { CODING, FIELD_CONTENT, matched, strongTag, TOKEN } from '../fields.ts'
 import { customPolicy, renderPage } from '../page/html.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
@@ -97,8 +97,6 @@ function htmlRepresentation (content: Content, settings: Settings, common: Recor
 
 // Headers that describe the bytes as sent, which the address and Fastify set.
 const OWN_HEADERS = new Set(['etag', 'vary', 'content-length', 'content-encoding', 'transfer-encoding'])
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-const FIELD_VALUE = /^[\x20-\x7e\t]*$/
 
 /** What a custom `html` function returned, checked: a string, or `{ body, headers }`. */
 function customPage (page: unknown, path: string): { body: string, headers: Record<string, string> } {
@@ -110,7 +108,7 @@ function customPage (page: unknown, path: string): { body: string, headers: Reco
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw invalid('headers that are not an object of strings')
   const checked: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || typeof value !== 'string' || !FIELD_VALUE.test(value)) throw invalid(`a header that is not a valid field: ${JSON.stringify(name)}`)
+    if (!TOKEN.test(name) || typeof value !== 'string' || !FIELD_CONTENT.test(value)) throw invalid(`a header that is not a valid field: ${JSON.stringify(name)}`)
     if (OWN_HEADERS.has(name.toLowerCase())) throw invalid(`the header ${name}, which the address sets`)
     checked[name.toLowerCase()] = value
   }
@@ -119,7 +117,7 @@ function customPage (page: unknown, path: string): { body: string, headers: Reco
 
 /** A strong entity tag: the hash of the bytes (Appendix B, "Form Change"). */
 function representation (body: Buffer, headers: Record<string, string>): Representation {
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`
+  const etag = strongTag(body)
   return { body, etag, headers: { ...headers, etag } }
 }
 
@@ -182,28 +180,6 @@ function addVary (reply: FastifyReply): void {
   const names = (Array.isArray(host) ? host.join(',') : String(host)).split(',').map((name) => name.trim().toLowerCase())
   if (!names.includes('accept') && !names.includes('*')) reply.header('vary', `${Array.isArray(host) ? host.join(', ') : String(host)}, Accept`)
 }
-
-/**
- * Whether an If-None-Match (weak comparison) or If-Match (strong) field value names `etag`
- * (RFC 9110 §8.8.3.2, §13.1.1, §13.1.2), in any content-coding (see codedTag).
- */
-export function matches (field: string, etag: string, weak: boolean): boolean {
-  return matched(field, etag, weak) !== undefined
-}
-
-/** The tag of `field` that names `etag` in some coding, `*`, or undefined. */
-function matched (field: string, etag: string, weak: boolean): string | undefined {
-  if (field.trim() === '*') return '*'
-  const coded = `${etag.slice(0, -1)}-`
-  for (const tag of field.split(',')) {
-    const trimmed = tag.trim()
-    const strong = weak && trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed
-    if (strong === etag || (strong.startsWith(coded) && CODING.test(strong.slice(coded.length, -1)) && strong.endsWith('"'))) return strong
-  }
-  return undefined
-}
-
-const CODING = /^[a-z0-9]+$/
 
 /**
  * RFC 9110 §8.8.3: representations in different content-codings must not share a strong entity

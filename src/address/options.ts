@@ -8,6 +8,7 @@ import { resolveShare, type ShareOptions, type ShareSettings } from './share.ts'
 import type { DecoderName, RuntimeVerdict } from '../lint/types.ts'
 import type { AddressView, Content, HtmlPage, Message } from '../types.ts'
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_DEPTH, MAX_DELAY } from '../defaults.ts'
+import { FIELD_VALUE } from '../fields.ts'
 import { resolveLinks, type LinkOption } from '../links/option.ts'
 import { LinkSet } from '../links/set.ts'
 
@@ -209,9 +210,6 @@ export interface Settings {
 export const DEFAULT_BODY_TIMEOUT = 10_000
 /** draft §7.4: the arrival is served to anyone, so limit rates by default. */
 export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 60, timeWindow: 60_000 })
-
-// An HTTP field value: visible ASCII, spaces and tabs inside (RFC 9110 §5.5).
-const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
 
 type Invalid = (detail: string) => Error
 

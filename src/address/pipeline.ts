@@ -4,7 +4,7 @@
 // (src/address/act.ts); the MCP bridge (src/mcp/) calls them in the same order on a call's
 // arguments. One copy of each stage, so the two cannot drift.
 import type { ErrorObject } from 'ajv/dist/2020.js'
-import { matches } from './arrival.ts'
+import { matches } from '../fields.ts'
 import type { Edition } from './address.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { isThenable, LATE, within } from './settle.ts'

@@ -4,6 +4,7 @@ import { compileForm } from '../form/compile.ts'
 import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
 import { outsideProtocol } from '../address/pipeline.ts'
+import { namesExactly } from '../fields.ts'
 import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
@@ -98,7 +99,7 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept')
     if (!job.done) reply.header('retry-after', poll)
     const held = request.headers['if-none-match']
-    if (held !== undefined && held.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    if (held !== undefined && namesExactly(held, etag)) {
       return reply.code(304).send()
     }
     if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)

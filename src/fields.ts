@@ -1,0 +1,43 @@
+// HTTP field values and entity tags (RFC 9110 §5.5, §8.8.3, §13.1): what the arrival, the
+// options and the job addresses each check or compare, in one leaf.
+import { createHash } from 'node:crypto'
+
+/** A field name (RFC 9110 §5.1: a token). */
+export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** A field value as a host may write it: visible ASCII, spaces and tabs (RFC 9110 §5.5). */
+export const FIELD_CONTENT = /^[\x20-\x7e\t]*$/
+/** A field value with nothing to trim: visible ASCII at both ends, spaces and tabs only inside. */
+export const FIELD_VALUE = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/
+
+/** A strong entity tag for `bytes`: the start of their SHA-256 (Appendix B, "Form Change"). */
+export function strongTag (bytes: Buffer | string): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 32)}"`
+}
+
+/** A content-coding's name in a coded tag `"<tag>-<coding>"`. */
+export const CODING = /^[a-z0-9]+$/
+
+/**
+ * Whether an If-None-Match (weak comparison) or If-Match (strong) field value names `etag`
+ * (RFC 9110 §8.8.3.2, §13.1.1, §13.1.2), in any content-coding (src/address/arrival.ts codedTag).
+ */
+export function matches (field: string, etag: string, weak: boolean): boolean {
+  return matched(field, etag, weak) !== undefined
+}
+
+/** The tag of `field` that names `etag` in some coding, `*`, or undefined. */
+export function matched (field: string, etag: string, weak: boolean): string | undefined {
+  if (field.trim() === '*') return '*'
+  const coded = `${etag.slice(0, -1)}-`
+  for (const tag of field.split(',')) {
+    const trimmed = tag.trim()
+    const strong = weak && trimmed.startsWith('W/') ? trimmed.slice(2) : trimmed
+    if (strong === etag || (strong.startsWith(coded) && CODING.test(strong.slice(coded.length, -1)) && strong.endsWith('"'))) return strong
+  }
+  return undefined
+}
+
+/** Whether an If-None-Match names exactly `etag` (weak comparison), or is `*`: for representations never coded. */
+export function namesExactly (field: string, etag: string): boolean {
+  return field.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+}
