@@ -49,7 +49,8 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
     jobs.route<Params>({ method: ['PUT', 'PATCH', 'DELETE', 'OPTIONS'], url: '/:id', ...common, handler: routes.other })
     // A compressor holds what it is given until it has enough to write: a host compressing every
     // type (@fastify/compress's `customTypes`) would hold each event back from the client.
-    jobs.get<Params>('/:id/events', { ...common, compress: false as const }, routes.events)
+    const streamed = { ...common, compress: false as const }
+    jobs.get<Params>('/:id/events', streamed, routes.events)
   }, { prefix: '/jobs', ...(logLevel === undefined ? {} : { logLevel }) })
 }
 
