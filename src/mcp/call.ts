@@ -115,7 +115,8 @@ function answer (settled: Settled, origin: string | undefined, request: FastifyR
       if (ran.kind === 'busy') request.log.warn('gpt: act refused, maxJobs reached')
       return { status: 503, retryAfter: ran.retryAfter }
     }
-    if (ran.kind === 'job') return { result: jobResult(handleBody(origin + ran.href)) }
+    // A URI, as the resource_link's must be: an address's path may hold a space or a letter past ASCII.
+    if (ran.kind === 'job') return { result: jobResult(handleBody(origin + encodeURI(ran.href))) }
     value = ran.value
   }
   if (reply.sent) return failed(new Error('the act answered the HTTP request by itself'), 'it answered by itself', request)

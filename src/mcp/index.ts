@@ -11,7 +11,7 @@ import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge } from './bridge.ts'
 import { refusal } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
-import { answer, errorOf, INVALID_REQUEST, isId, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
+import { answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
 import { Listeners } from './stream.ts'
 import { toolName } from './tools.ts'
 
@@ -91,8 +91,6 @@ function positive (value: number | undefined, fallback: number, name: string, in
 }
 
 const accepts = (accept: string | undefined): boolean => accept !== undefined && accept.includes('text/event-stream')
-
-const JSON_TYPE = 'application/json; charset=utf-8'
 
 /** A 403 for a request that fails the DNS-rebinding check (src/mcp/guard.ts), else undefined. */
 function guard (resolved: Resolved, request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {

@@ -14,6 +14,9 @@ export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '202
 
 export type Id = string | number
 
+/** Every JSON answer's Content-Type. */
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
 /** A JSON-RPC id as MCP allows it: a string or an integer (never null). */
 export const isId = (id: unknown): id is Id => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
 
@@ -69,6 +72,12 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
 
 /** Longest name or version of a client kept for its GPT-Actor. */
 const INFO = 64
+/**
+ * Longest info a session id can carry: both parts as JSON, each of their UTF-16 units 6 bytes at
+ * most (a control character or a lone surrogate is written `\u0001`), in base64url: a tighter
+ * bound would lose the actor of a client whose name is not ASCII.
+ */
+const SESSION_INFO = Math.ceil((2 * INFO * 6 + 7) * 4 / 3)
 
 function sessionOf (client: JsonObject | undefined): string {
   const part = (value: unknown): string => typeof value === 'string' ? value.slice(0, INFO) : ''
@@ -83,7 +92,7 @@ export function actorOf (request: FastifyRequest): string | undefined {
   const session = request.headers['mcp-session-id']
   if (typeof session !== 'string') return undefined
   const info = session.slice(session.indexOf('.') + 1)
-  if (info === '' || info.length > 4 * INFO * 2) return undefined
+  if (info === '' || info.length > SESSION_INFO) return undefined
   try {
     const [name, version] = JSON.parse(Buffer.from(info, 'base64url').toString('utf8')) as unknown[]
     if (typeof name !== 'string' || typeof version !== 'string' || name === '') return undefined
@@ -137,6 +146,10 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     stream.end(event(json))
     return undefined
   }
+  if (reply.sent) return undefined // the act answered by itself (logged as its failure): its answer stands
+  // The act was handed the reply, as POST's act is: a status or a Content-Type it set there is not
+  // the JSON-RPC answer's (a 202 would tell the client no answer comes), as it is not POST's.
+  reply.code(200).header('content-type', JSON_TYPE)
   if ('status' in answered) {
     reply.code(answered.status).header('retry-after', String(answered.retryAfter)).send(json)
     return undefined
@@ -150,15 +163,16 @@ function accepts (request: FastifyRequest, type: string): boolean {
   return accept !== undefined && (accept.includes(type) || accept.includes('*/*'))
 }
 
+// An address's path as a URI's (a space or a letter past ASCII percent-encoded), and back in read().
 function resource (bridge: Bridge, entry: Entry, origin: string): JsonObject {
   const prompt = entry.hosted.address.current.content.prompt
-  return { uri: origin + entry.path, name: entry.name, mimeType: 'application/json', description: prompt }
+  return { uri: origin + encodeURI(entry.path), name: entry.name, mimeType: 'application/json', description: prompt }
 }
 
 function templates (bridge: Bridge, origin: string): JsonObject[] {
   return bridge.entries().flatMap((entry) => entry.hosted.background === undefined
     ? []
-    : [{ uriTemplate: `${origin}${entry.hosted.background.base}/{id}`, name: `${entry.name}_job`, mimeType: 'application/json', description: `A job of the tool ${entry.name}: its state, progress and result.` }])
+    : [{ uriTemplate: `${origin}${encodeURI(entry.hosted.background.base)}/{id}`, name: `${entry.name}_job`, mimeType: 'application/json', description: `A job of the tool ${entry.name}: its state, progress and result.` }])
 }
 
 /**
@@ -169,7 +183,9 @@ async function read (bridge: Bridge, request: FastifyRequest, id: Id, params: Js
   const uri = params['uri']
   let path: string | undefined
   try {
-    path = typeof uri === 'string' ? new URL(uri).pathname : undefined
+    // A URL's path is percent-encoded (/%C3%BCber), an address's is not (/über): decoded, each
+    // address listed is found again. A malformed escape throws, as an unparsable URI does.
+    path = typeof uri === 'string' ? decodeURI(new URL(uri).pathname) : undefined
   } catch {}
   const notFound = (): string => errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
   if (path === undefined) return notFound()

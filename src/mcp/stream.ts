@@ -9,7 +9,8 @@ export const event = (message: string): string => `event: message\ndata: ${messa
 /** Starts an SSE answer on `reply`: its head goes at once, before the first event. */
 export function openStream (reply: FastifyReply): PassThrough {
   const stream = new PassThrough()
-  reply.header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no')
+  // 200 whatever an act with progress set on its reply before its first value: the stream is the bridge's.
+  reply.code(200).header('content-type', 'text/event-stream').header('cache-control', 'no-store').header('x-accel-buffering', 'no')
   reply.raw.once('pipe', () => { reply.raw.flushHeaders() })
   reply.send(stream)
   return stream
