@@ -24,7 +24,7 @@ const JSON_TYPE = { 'content-type': 'application/json' }
 // draft Appendix A posts with `curl -d@-`: application/x-www-form-urlencoded.
 const CONTENT_TYPES: readonly Readonly<Record<string, string>>[] =
   [JSON_TYPE, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'text/plain' }, {}]
-const BASES = 3
+export const BASES = 3
 const PER_KEYWORD = 2
 const TRIES = 40
 
@@ -101,7 +101,7 @@ export async function checkAct (client: Client, results: Results, s: Form, optio
  * Distinct values s admits, the least first, as the judge decides; when none, why, if a bound of
  * s is past what the checker builds.
  */
-function admitted (form: object, admits: Admits, wanted: number, seed: number): { values: Generated[], why?: string } {
+export function admitted (form: object, admits: Admits, wanted: number, seed: number): { values: Generated[], why?: string } {
   const rng = random(seed)
   const found = new Map<string, Generated>()
   let why: string | undefined

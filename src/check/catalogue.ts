@@ -40,7 +40,15 @@ const FIXED: Readonly<Record<string, Spec>> = {
   '6-actor': { section: '6', level: 'MUST', title: 'GPT-Actor does not decide whether an act is taken' },
   // Appendix B, "Composition": fastify-gpt's answer, not the draft's rule, so never a MUST (docs/links.md).
   'B-links-member': { section: 'B', level: 'SHOULD', title: 'l, where an arrival has it, is an array of { href, p? } with href a URL reference' },
-  'B-links-address': { section: 'B', level: 'SHOULD', title: 'every address l names on this origin answers a plain GET with an arrival' }
+  'B-links-address': { section: 'B', level: 'SHOULD', title: 'every address l names on this origin answers a plain GET with an arrival' },
+  // With --mcp: the address's tool on an MCP bridge against its POST. Held to what POST does and s
+  // says (draft §5.1: no intermediary reshapes the body; §5.2 (3): s itself, not a copy, is checked).
+  'MCP-tool': { section: 'MCP', level: 'MUST', title: 'the bridge lists a tool for the address: its _meta["fastify-gpt/address"] is the path, or its name is made from it' },
+  'MCP-input-schema': { section: 'MCP', level: 'MUST', title: 'the tool\'s inputSchema is s, or s wrapped as the one member value of an object' },
+  'MCP-refused': { section: 'MCP', level: 'MUST', title: 'a body s refuses (near-misses, duplicate members, bad UTF-8) is refused as a tools/call as it is as a POST' },
+  'MCP-admitted': { section: 'MCP', level: 'MUST', title: 'a value s admits is acted on as a tools/call as it is as a POST' },
+  'MCP-answer': { section: 'MCP', level: 'MUST', title: 'an act\'s result is its JSON as text; where POST echoes the body, those very bytes' },
+  'MCP-uniform': { section: 'MCP', level: 'SHOULD', title: 'every refused tools/call is the same result, byte for byte: none says which constraint failed' }
 }
 
 /** The check of one keyword of the form: a value only it refuses is refused (draft §5.2 (3)). */

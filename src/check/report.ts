@@ -1,4 +1,4 @@
-import type { ActorReport, CheckResult, Exchange, Level, LinkGraph, Refusal, Report } from './types.ts'
+import type { ActorReport, CheckResult, Exchange, Level, LinkGraph, McpReport, Refusal, Report } from './types.ts'
 import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
@@ -14,7 +14,8 @@ const SECTIONS: Readonly<Record<string, string>> = {
   5.2: 'Act: verification',
   5.3: 'Act: response',
   6: 'Actor identity',
-  B: 'Composition: the addresses l names (Appendix B, as fastify-gpt answers it)'
+  B: 'Composition: the addresses l names (Appendix B, as fastify-gpt answers it)',
+  MCP: 'the address as an MCP tool: tools/call against POST (--mcp)'
 }
 
 // Draft sections in order, then the appendix.
@@ -82,6 +83,7 @@ export function formatReport (report: Report): string {
       `  exact: ${who('exact')}`, `  loosened: ${who('loosened')}`, `  refused: ${who('refused')}`)
   }
   if (report.actor !== undefined) out.push('', ...actor(report.actor))
+  if (report.mcp !== undefined) out.push('', ...bridge(report.mcp))
   const { pass, fail, skip } = report.counts
   const musts = failed.filter((r) => r.level === 'MUST').length
   out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${counted(report.requests, 'request')}` +
@@ -110,5 +112,18 @@ function links (graph: LinkGraph): string[] {
   more(graph.notAddresses.length, counts.notAddresses, 'links to what is not an address')
   if (counts.beyond > 0) out.push(`  ${addresses(counts.beyond)} named past ${counted(graph.depth, 'hop')}, not read`)
   if (counts.unread > 0) out.push(`  ${counted(counts.unread, 'target')} not read${graph.stopped === undefined ? '' : `: ${graph.stopped}`}`)
+  return out
+}
+
+/** The bridge: the tool found and how, the bodies sent both ways, and the one refusal every refused call must be. */
+function bridge (mcp: McpReport): string[] {
+  const { tool, sent } = mcp
+  const version = mcp.protocolVersion === undefined ? '' : ` (MCP ${mcp.protocolVersion})`
+  if (tool === undefined) return [`The MCP bridge ${mcp.url}${version}: no tool found for the address`]
+  const schema = tool.wrapped === undefined ? '' : tool.wrapped ? '; the body goes in arguments.value' : '; the body is the arguments'
+  const out = [`The MCP bridge ${mcp.url}${version}: the tool "${tool.name}", found by ${tool.by === 'address' ? '_meta["fastify-gpt/address"]' : 'its name'}${schema}`,
+    `  ${counted(sent.refused + sent.admitted, 'body', 'bodies')} sent as POST and as tools/call (${sent.refused} s refuses, ${sent.admitted} it admits): ` +
+    (mcp.disagreed === 0 ? 'acted on and refused alike' : `${mcp.disagreed} acted on by one and refused by the other`)]
+  if (mcp.refusal !== undefined) out.push(`  a refused call: ${mcp.refusal}`)
   return out
 }

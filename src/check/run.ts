@@ -1,11 +1,13 @@
 import { checkAct } from './act.ts'
 import { MAX_ACTOR_ACTS } from './actor.ts'
+import { agree } from './agree.ts'
 import { installed, MISSING } from './xgrammar.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { followLinks, reading } from './links.ts'
+import { connect, type Connected, type Exchanger } from './mcp.ts'
 import { Results } from './results.ts'
-import type { ActorReport, CheckOptions, FormSummary, LinkGraph, Report, Response, Send } from './types.ts'
+import type { ActorReport, CheckOptions, FormSummary, LinkGraph, McpReport, Report, Response, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -41,12 +43,32 @@ export async function check (send: Send, target: string, options: CheckOptions =
     ...(options.progress === undefined ? {} : { progress: options.progress })
   })
   const results = new Results()
+  // one exchange through the client, to `to`: the address, the bridge, or (links) another address
+  const via = (to: Send): Exchanger => async (request) => {
+    route.send = to
+    try {
+      return await client.exchange(request)
+    } finally {
+      route.send = send
+    }
+  }
+  // the bridge first: a run that cannot find the address's tool is not begun (no act is sent)
+  let bridge: Connected | undefined
+  if (options.mcp !== undefined) {
+    const found = await connect(via(options.mcp.send), options.mcp.url, options.mcp.path)
+    if ('why' in found) {
+      results.skip('MCP-tool', found.why)
+      return { ...report(target, options, client, results), unfinished: found.why, mcp: { url: options.mcp.url, sent: { refused: 0, admitted: 0 }, disagreed: 0 } }
+    }
+    bridge = found
+  }
   const arrived = await checkArrival(client, results, options.judgeTimeout)
   const { s } = arrived
   let unfinished: string[] = []
   let summary: FormSummary | undefined
   let actor: ActorReport | undefined
   let links: LinkGraph | undefined
+  let mcp: McpReport | undefined
   try {
     // nothing answered: no other check can say anything
     if (arrived.reached) {
@@ -60,6 +82,9 @@ export async function check (send: Send, target: string, options: CheckOptions =
     if (options.follow !== undefined && arrived.arrival !== undefined && namesAddresses(arrived.arrival)) {
       links = await followLinks(client, route, arrived.arrival, options.follow, results)
     }
+    if (bridge !== undefined && options.mcp !== undefined) {
+      mcp = await agree(via(send), via(options.mcp.send), results, s, bridge, { acts, seed: options.seed ?? 1, url: options.mcp.url })
+    }
     unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
       .filter((why): why is string => why !== undefined)
     summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
@@ -71,7 +96,8 @@ export async function check (send: Send, target: string, options: CheckOptions =
     ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
     ...(links === undefined ? {} : { links }),
     ...(summary === undefined ? {} : { form: summary }),
-    ...(actor === undefined ? {} : { actor })
+    ...(actor === undefined ? {} : { actor }),
+    ...(mcp === undefined ? {} : { mcp })
   }
 }
 

@@ -8,10 +8,10 @@ import { check } from './run.ts'
 import type { CheckOptions, Report, Response, Send } from './types.ts'
 
 export { check, formatReport, httpSender }
-export type { CheckOptions, CheckResult, Exchange, Follow, Level, LinkGraph, Outcome, Report, Request, Response, Send } from './types.ts'
+export type { CheckOptions, CheckResult, Exchange, Follow, Level, LinkGraph, McpBridge, McpReport, Outcome, Report, Request, Response, Send } from './types.ts'
 export type { HttpOptions } from './http.ts'
 
-export interface AddressOptions extends CheckOptions {
+export interface AddressOptions extends Omit<CheckOptions, 'mcp'> {
   /** The address's path on the app, e.g. `/poll`. Default `/`. */
   readonly path?: string
   /** Over HTTP: milliseconds an exchange may take, body included. Default 10000. */
@@ -20,6 +20,12 @@ export interface AddressOptions extends CheckOptions {
   readonly maxBytes?: number
   /** Hops to follow the addresses the arrival's `l` names, with plain GETs. Default 2; 0: none. */
   readonly depth?: number
+  /**
+   * An MCP bridge serving the address as a tool (`fastify-gpt/mcp`, or another's): its endpoint,
+   * resolved against the address's URL over HTTP, or its path on the app through inject (`/mcp`).
+   * Its tool is checked against the address's POST (`report.mcp`, the checks `MCP-*`).
+   */
+  readonly mcp?: string | URL
 }
 
 const CHUNK = 64 * 1024
@@ -59,16 +65,30 @@ export function flatten (headers: Record<string, string | string[] | number | un
  * to the report: `report.ok` is false when a MUST failed (with `strict`, a SHOULD too).
  */
 export async function checkAddress (target: FastifyInstance | string | URL, options: AddressOptions = {}): Promise<Report> {
-  const { path = '/', timeout, maxBytes, depth, ...rest } = options
+  const { path = '/', timeout, maxBytes, depth, mcp, ...rest } = options
   if (typeof target === 'string' || target instanceof URL) {
     const url = new URL(target)
     const http = { ...(timeout === undefined ? {} : { timeout }), ...(maxBytes === undefined ? {} : { maxBytes }) }
     const follow = { url, ...(depth === undefined ? {} : { depth }), sendTo: (to: URL) => httpSender(to, http) }
-    return check(httpSender(url, http), url.href, { follow, ...rest })
+    const bridge = mcp === undefined ? undefined : new URL(mcp, url)
+    const over = bridge === undefined ? {} : { mcp: { send: httpSender(bridge, http), path: url.pathname, url: bridge.href } }
+    return check(httpSender(url, http), url.href, { follow, ...over, ...rest })
   }
   await target.ready()
   // through inject, every address of the app is on one origin of its own
   const app = target
   const follow = { url: new URL(path, INJECTED), ...(depth === undefined ? {} : { depth }), sendTo: (to: URL) => injectSender(app, to.pathname + to.search) }
-  return check(injectSender(target, path), `inject ${path}`, { follow, ...rest })
+  const bridge = mcp === undefined ? undefined : new URL(mcp, INJECTED)
+  const over = bridge === undefined ? {} : { mcp: { send: injectSender(app, bridge.pathname + bridge.search), path, url: `inject ${bridge.pathname}` } }
+  return check(injectSender(target, path), `inject ${path}`, { follow, ...over, ...rest })
+}
+
+/**
+ * Checks the address (as `checkAddress` does) and its tool on the MCP bridge at `mcp`: the tool
+ * whose `_meta["fastify-gpt/address"]` is the address's path (else the one named from it), its
+ * inputSchema against s, and the same bodies sent as POST and as tools/call (with `acts`, values s
+ * admits too: each is then two acts). A bridge with no such tool: `report.unfinished` says so.
+ */
+export async function checkMcp (target: FastifyInstance | string | URL, mcp: string | URL, options: Omit<AddressOptions, 'mcp'> = {}): Promise<Report> {
+  return checkAddress(target, { ...options, mcp })
 }

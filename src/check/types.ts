@@ -87,6 +87,32 @@ export interface Report {
   readonly form?: FormSummary
   /** With `actor`: what the decoder wrote, what the address did with it, and why it refused what it refused. */
   readonly actor?: ActorReport
+  /** With `mcp`: the address's tool on the MCP bridge, and what sending the same bodies both ways showed. */
+  readonly mcp?: McpReport
+}
+
+/** An MCP bridge serving the address as a tool, over Streamable HTTP (docs/checking.md, "An MCP bridge"). */
+export interface McpBridge {
+  /** A transport to the bridge's endpoint: every JSON-RPC request is a POST to it. */
+  readonly send: Send
+  /** The address's path: the tool is the one whose `_meta["fastify-gpt/address"]` is it, else the one named from it. */
+  readonly path: string
+  /** The endpoint, as the report names it. */
+  readonly url: string
+}
+
+export interface McpReport {
+  readonly url: string
+  /** The protocol revision `initialize` answered with. */
+  readonly protocolVersion?: string
+  /** The address's tool; `by`: found by `_meta["fastify-gpt/address"]` or by its name from the path; `wrapped`: the body is called as `arguments.value` (absent when there was no s to compare with). */
+  readonly tool?: { readonly name: string, readonly by: 'address' | 'name', readonly wrapped?: boolean }
+  /** Bodies sent both as a POST and as a tools/call: those s refuses, and those it admits (acts, with `acts`). */
+  readonly sent: { readonly refused: number, readonly admitted: number }
+  /** Bodies that one of the two acted on and the other refused. */
+  readonly disagreed: number
+  /** The first refused call's `result`, as the bridge wrote it (made printable): every other must be the same bytes. */
+  readonly refusal?: string
 }
 
 /** A body the decoder wrote that the address refused, and why, as far as the checker can tell. */
@@ -200,4 +226,9 @@ export interface CheckOptions {
   readonly follow?: Follow
   /** Told of every wait longer than a second (a 429 waited out, a slow answer). */
   readonly progress?: (message: string) => void
+  /**
+   * Also check that the MCP bridge serving the address agrees with its POST: its tool's inputSchema
+   * is s, and the same bodies sent as POST and as tools/call are acted on and refused alike.
+   */
+  readonly mcp?: McpBridge
 }

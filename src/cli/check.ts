@@ -2,6 +2,7 @@
 import { DEFAULT_JUDGE_TIMEOUT } from '../check/judge.ts'
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
 import { MAX_ACTOR_ACTS } from '../check/actor.ts'
+import { MCP_ACTS } from '../check/agree.ts'
 import { DEFAULT_LINK_DEPTH } from '../check/links.ts'
 import { formatReport } from '../check/report.ts'
 import { installed, MISSING } from '../check/xgrammar.ts'
@@ -30,6 +31,10 @@ that a conformant address must refuse; --acts sends values the form admits, each
   --judge-timeout MS   give the independent validator MS milliseconds a value (default ${DEFAULT_JUDGE_TIMEOUT})
   --seed N             seed of the value generator (default 1)
   --depth N            follow the addresses the arrival's l names, N hops, GETs only (default ${DEFAULT_LINK_DEPTH}; 0: none)
+  --mcp URL            also check the address's tool on the MCP bridge at URL (or a path on <url>'s
+                       origin, as /mcp): its inputSchema is s, and the same bodies sent as POST and
+                       as tools/call are refused and acted on alike (with --acts, up to ${MCP_ACTS} values
+                       s admits go both ways: two acts each). No tool for the address: exit 2
   --strict             a failed SHOULD also fails the run
 ${COMMON_USAGE}
 
@@ -45,6 +50,7 @@ const OPTIONS: Options = {
   ...Object.fromEntries(INTEGERS.map((name) => [name, { type: 'string' as const }])),
   header: { type: 'string', multiple: true },
   actor: { type: 'string' },
+  mcp: { type: 'string' },
   strict: { type: 'boolean' }
 }
 
@@ -55,6 +61,18 @@ function header (text: string): [string, string] | undefined {
   const value = text.slice(at + 1).trim()
   if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name) || !/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) return undefined
   return [name, value]
+}
+
+/** --mcp's URL, resolved against the address's (`/mcp` is on its origin); undefined without one; or a usage message. */
+function bridgeUrl (text: unknown, base: URL): URL | undefined | string {
+  if (text === undefined) return undefined
+  let url: URL
+  try {
+    url = new URL(String(text), base)
+  } catch {
+    return `--mcp takes a URL, not "${String(text)}"`
+  }
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url : `--mcp takes an http(s) URL, not "${String(text)}"`
 }
 
 /** Runs the command with the arguments after `check`; resolves to the exit status. */
@@ -83,6 +101,8 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
     return usageError('check', USAGE, `not a URL: ${target}`, io)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return usageError('check', USAGE, `not an http(s) URL: ${target}`, io)
+  const bridge = bridgeUrl(values['mcp'], url)
+  if (typeof bridge === 'string') return usageError('check', USAGE, bridge, io)
 
   const actor = values['actor']
   if (actor !== undefined) {
@@ -115,7 +135,8 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
   }
   const send = httpSender(url, http)
   const follow = { url, depth: numbers.depth ?? DEFAULT_LINK_DEPTH, sendTo: (target: URL) => httpSender(target, http) }
-  const report = await check(send, url.href, { ...options, follow })
+  const mcp = bridge === undefined ? {} : { mcp: { send: httpSender(bridge, http), path: url.pathname, url: bridge.href } }
+  const report = await check(send, url.href, { ...options, follow, ...mcp })
   // nothing checked at all: no report to show, only what stood in the way
   if (report.unfinished !== undefined && report.counts.pass + report.counts.fail === 0) return cannot('check', report.unfinished, io)
   io.out(values['json'] === true ? `${visibleJson(JSON.stringify(report, null, 2))}\n` : formatReport(report))
