@@ -44,21 +44,24 @@ local function state (key, limit)
   return {stored[1] or '', stored[2] or '', redis.call('HGET', key, 'content') or ''}
 end
 `
+// KEYS: the edition's hash. ARGV: the most content bytes read.
 const READ = `${STATE}return state(KEYS[1], tonumber(ARGV[1]))`
 
-// A compare-and-set: stores version ARGV[3] with content ARGV[4] and token ARGV[5] only if the
-// version and token stored are still ARGV[1] and ARGV[2] (the token tells apart two editions of
-// one version, as after a key is lost), and announces it. A conflict answers with what is stored,
+// A compare-and-set: stores the new version with its content and token only if the version and
+// token stored are still those the update was based on (the token tells apart two editions of one
+// version, as after a key is lost), and announces it. A conflict answers with what is stored,
 // unless the stored edition is this very update, whose reply was lost and command sent again.
 const PUT = `${STATE}
-local stored = redis.call('HMGET', KEYS[1], 'version', 'token')
-if (stored[1] or '') == ARGV[1] and (stored[2] or '') == ARGV[2] then
-  redis.call('HSET', KEYS[1], 'version', ARGV[3], 'content', ARGV[4], 'token', ARGV[5])
-  redis.call('PUBLISH', KEYS[1], ARGV[3])
+local key = KEYS[1]
+local baseVersion, baseToken, version, content, token, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
+local stored = redis.call('HMGET', key, 'version', 'token')
+if (stored[1] or '') == baseVersion and (stored[2] or '') == baseToken then
+  redis.call('HSET', key, 'version', version, 'content', content, 'token', token)
+  redis.call('PUBLISH', key, version)
   return {1}
 end
-if stored[2] == ARGV[5] then return {1} end
-local now = state(KEYS[1], tonumber(ARGV[6]))
+if stored[2] == token then return {1} end
+local now = state(key, limit)
 return {0, now[1], now[2], now[3]}`
 
 /** What is stored: the content, or its size when above what the instance reads (storedBytes). */

@@ -41,41 +41,46 @@ const HEADS: Readonly<Record<Status, string>> = {
 // KEYS: hash, events, channel. ARGV: now, keep, retained, ttl while working, digest, then per
 // event: status, the line after `{"seq":N,`, message, progressed or result JSON.
 const APPEND = `
-if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return {0, ''} end
-local events = redis.call('TYPE', KEYS[2]).ok
-if events ~= 'list' and events ~= 'none' then return {0, ''} end
-local status = redis.call('HGET', KEYS[1], 'status')
+local hash, events, channel = KEYS[1], KEYS[2], KEYS[3]
+local now, keep, retained, ttl, digest = tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
+if redis.call('TYPE', hash).ok ~= 'hash' then return {0, ''} end
+local kind = redis.call('TYPE', events).ok
+if kind ~= 'list' and kind ~= 'none' then return {0, ''} end
+local status = redis.call('HGET', hash, 'status')
 if status ~= 'working' then return {0, status or ''} end
 local last = 'working'
 for i = 6, #ARGV, 4 do
-  local v = redis.call('HINCRBY', KEYS[1], 'version', 1)
-  redis.call('RPUSH', KEYS[2], '{"seq":' .. v .. ',' .. ARGV[i + 1] .. ARGV[i + 2])
-  if ARGV[i] == 'working' then
-    redis.call('HSET', KEYS[1], 'progressed', ARGV[i + 3])
+  local eventStatus, line, message, value = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local v = redis.call('HINCRBY', hash, 'version', 1)
+  redis.call('RPUSH', events, '{"seq":' .. v .. ',' .. line .. message)
+  if eventStatus == 'working' then
+    redis.call('HSET', hash, 'progressed', value)
   else
-    last = ARGV[i]
-    redis.call('HSET', KEYS[1], 'status', last, 'expires', tostring(tonumber(ARGV[1]) + tonumber(ARGV[2])))
-    if last == 'completed' then redis.call('HSET', KEYS[1], 'result', ARGV[i + 3]) end
+    last = eventStatus
+    redis.call('HSET', hash, 'status', last, 'expires', tostring(now + tonumber(keep)))
+    if last == 'completed' then redis.call('HSET', hash, 'result', value) end
     break
   end
 end
-redis.call('LTRIM', KEYS[2], -tonumber(ARGV[3]), -1)
+redis.call('LTRIM', events, -retained, -1)
 if last == 'working' then
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', events, ttl)
 else
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  redis.call('PEXPIRE', hash, keep)
+  redis.call('PEXPIRE', events, keep)
 end
-redis.call('PUBLISH', KEYS[3], ARGV[5] .. ' ' .. last)
+redis.call('PUBLISH', channel, digest .. ' ' .. last)
 return {1, last}
 `
 
 // KEYS: hash, events, owner's lease. ARGV: started, owner, ttl while working, lease.
 const CREATE = `
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('HSET', KEYS[1], 'status', 'working', 'started', ARGV[1], 'version', '0', 'owner', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[3], '1', 'PX', ARGV[4])
+local hash, events, lease = KEYS[1], KEYS[2], KEYS[3]
+local started, owner, ttl, leaseMs = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+redis.call('DEL', hash, events)
+redis.call('HSET', hash, 'status', 'working', 'started', started, 'version', '0', 'owner', owner)
+redis.call('PEXPIRE', hash, ttl)
+redis.call('SET', lease, '1', 'PX', leaseMs)
 return 1
 `
 
@@ -84,67 +89,72 @@ return 1
 // KEYS: hash, events, owner lease prefix, channel. ARGV: cursor, count, now, keep, entry bytes,
 // read bytes, digest, retained.
 const READ = `
-local kind = redis.call('TYPE', KEYS[1]).ok
+local hash, events, leases, channel = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local cursor, count, now, keep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local most, readMost, digest, retained = tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7], tonumber(ARGV[8])
+local kind = redis.call('TYPE', hash).ok
 if kind == 'none' then return 0 end
 if kind ~= 'hash' then return -1 end
-local events = redis.call('TYPE', KEYS[2]).ok
-if events ~= 'list' and events ~= 'none' then return -1 end
-local most = tonumber(ARGV[5])
+local listed = redis.call('TYPE', events).ok
+if listed ~= 'list' and listed ~= 'none' then return -1 end
 local fields = {'status', 'started', 'version', 'owner', 'progressed', 'result', 'expires'}
 local total = 0
 for _, name in ipairs(fields) do
-  local size = redis.call('HSTRLEN', KEYS[1], name)
+  local size = redis.call('HSTRLEN', hash, name)
   if size > most then return -1 end
   total = total + size
 end
-if redis.call('HLEN', KEYS[1]) > #fields then return -1 end
-if redis.call('HGET', KEYS[1], 'status') == 'working' then
-  local owner = redis.call('HGET', KEYS[1], 'owner')
-  if not owner or redis.call('EXISTS', KEYS[3] .. owner) == 0 then
-    local v = tonumber(redis.call('HGET', KEYS[1], 'version'))
+if redis.call('HLEN', hash) > #fields then return -1 end
+if redis.call('HGET', hash, 'status') == 'working' then
+  local owner = redis.call('HGET', hash, 'owner')
+  if not owner or redis.call('EXISTS', leases .. owner) == 0 then
+    local v = tonumber(redis.call('HGET', hash, 'version'))
     if not v then return -1 end
     v = v + 1
-    redis.call('HSET', KEYS[1], 'version', tostring(v), 'status', 'failed', 'expires', tostring(tonumber(ARGV[3]) + tonumber(ARGV[4])))
-    redis.call('RPUSH', KEYS[2], '{"seq":' .. v .. ',"status":"failed"}\\nFailed.')
-    redis.call('LTRIM', KEYS[2], -tonumber(ARGV[8]), -1)
-    redis.call('PEXPIRE', KEYS[1], ARGV[4])
-    redis.call('PEXPIRE', KEYS[2], ARGV[4])
-    redis.call('PUBLISH', KEYS[4], ARGV[7] .. ' failed')
+    redis.call('HSET', hash, 'version', tostring(v), 'status', 'failed', 'expires', tostring(now + tonumber(keep)))
+    redis.call('RPUSH', events, '{"seq":' .. v .. ',"status":"failed"}\\nFailed.')
+    redis.call('LTRIM', events, -retained, -1)
+    redis.call('PEXPIRE', hash, keep)
+    redis.call('PEXPIRE', events, keep)
+    redis.call('PUBLISH', channel, digest .. ' failed')
   end
 end
-local f = redis.call('HMGET', KEYS[1], 'status', 'started', 'version', 'progressed', 'result', 'expires')
+local f = redis.call('HMGET', hash, 'status', 'started', 'version', 'progressed', 'result', 'expires')
 local v = tonumber(f[3])
 if not v then return -1 end
-local n = redis.call('LLEN', KEYS[2])
-local from = math.max(0, n - (v - tonumber(ARGV[1])), n - tonumber(ARGV[2]))
-local entries = redis.call('LRANGE', KEYS[2], from, -1)
+local n = redis.call('LLEN', events)
+local from = math.max(0, n - (v - cursor), n - count)
+local entries = redis.call('LRANGE', events, from, -1)
 for _, entry in ipairs(entries) do
   if #entry > most then return -1 end
   total = total + #entry
 end
-if total > tonumber(ARGV[6]) then return -1 end
+if total > readMost then return -1 end
 return {f[1] or '', f[2] or '', f[3], f[4] or '', f[5] or '', f[6] or '', entries}
 `
 
 // KEYS: hash, events, channel. ARGV: digest. A running job is never forgotten (its form says cancel).
 const FORGET = `
-if redis.call('TYPE', KEYS[1]).ok == 'hash' and redis.call('HGET', KEYS[1], 'status') == 'working' then return 0 end
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('PUBLISH', KEYS[3], ARGV[1] .. ' forgotten')
+local hash, events, channel, digest = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
+if redis.call('TYPE', hash).ok == 'hash' and redis.call('HGET', hash, 'status') == 'working' then return 0 end
+redis.call('DEL', hash, events)
+redis.call('PUBLISH', channel, digest .. ' forgotten')
 return 1
 `
 
 // The owner's sign of life, and its running jobs kept from expiring; answers their statuses.
 // KEYS: owner lease, then hash and events of each job. ARGV: lease, ttl while working.
 const REFRESH = `
-redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+local lease, leaseMs, ttl = KEYS[1], ARGV[1], ARGV[2]
+redis.call('SET', lease, '1', 'PX', leaseMs)
 local statuses = {}
 for i = 2, #KEYS, 2 do
+  local hash, events = KEYS[i], KEYS[i + 1]
   local status = false
-  if redis.call('TYPE', KEYS[i]).ok == 'hash' then status = redis.call('HGET', KEYS[i], 'status') end
+  if redis.call('TYPE', hash).ok == 'hash' then status = redis.call('HGET', hash, 'status') end
   if status == 'working' then
-    redis.call('PEXPIRE', KEYS[i], ARGV[2])
-    redis.call('PEXPIRE', KEYS[i + 1], ARGV[2])
+    redis.call('PEXPIRE', hash, ttl)
+    redis.call('PEXPIRE', events, ttl)
   end
   statuses[#statuses + 1] = status or ''
 end
