@@ -12,6 +12,7 @@ import { installAct } from './address/act.ts'
 import { Address } from './address/address.ts'
 import { installArrival } from './address/arrival.ts'
 import { installJobs } from './jobs/index.ts'
+import { gatesOf } from './address/fastify-internals.ts'
 import { installLinks } from './links/host.ts'
 import { enter } from './mcp/registry.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
@@ -40,7 +41,7 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   installArrival(instance, address, settings)
   const installed = await installJobs(instance, settings)
   installAct(instance, address, installed.settings)
-  enter(instance.server, { address, settings: installed.settings, count, background: installed.background })
+  enter(instance.server, { address, settings: installed.settings, count, background: installed.background, gates: gatesOf(instance) })
   settings.onAddress?.(address)
 }
 

@@ -1,7 +1,9 @@
 // The host's addresses as the bridge serves them: found when the host is ready, named once, each
 // tool built once per edition, and the GET streams told when a tool changes.
 import type { Edition } from '../address/address.ts'
-import { hostedOn, type Hosted } from './registry.ts'
+import { GATES } from '../address/fastify-internals.ts'
+import { GPT_ERR_MCP_UNGUARDED } from '../errors.ts'
+import { hostedOn, type Gates, type Hosted } from './registry.ts'
 import type { Listeners } from './stream.ts'
 import { buildTool, checkNames, type Tool } from './tools.ts'
 
@@ -17,6 +19,8 @@ export interface BridgeOptions {
   readonly serverInfo: { readonly name: string, readonly version: string }
   readonly instructions: string | undefined
   readonly toolName: (path: string) => string
+  /** Which of the host's addresses are tools (the `addresses` option). */
+  readonly serves: (path: string) => boolean
   readonly listeners: Listeners
 }
 
@@ -41,10 +45,15 @@ export class Bridge {
     this.instructions = options.instructions
   }
 
-  /** Takes the host's addresses, when it is ready: refuses names MCP does not allow, or two the same. */
-  start (server: object): void {
-    const entries = hostedOn(server).map((hosted) => ({ hosted, path: hosted.settings.path, name: this.#options.toolName(hosted.settings.path) }))
+  /**
+   * Takes the host's addresses, when it is ready: refuses names MCP does not allow, or two the
+   * same, and addresses gated by hooks that `gates` (those the bridge's requests pass) lack.
+   */
+  start (server: object, gates: Gates | undefined): void {
+    const entries = hostedOn(server).filter((hosted) => this.#options.serves(hosted.settings.path))
+      .map((hosted) => ({ hosted, path: hosted.settings.path, name: this.#options.toolName(hosted.settings.path) }))
     checkNames(entries, this.#options.where)
+    for (const { hosted } of entries) checkGuarded(hosted, gates, this.#options.where)
     this.#entries = entries
     this.#byName = new Map(entries.map((entry) => [entry.name, entry]))
     this.#byPath = new Map(entries.map((entry) => [entry.path, entry]))
@@ -89,5 +98,26 @@ export class Bridge {
       listed = json
       this.#options.listeners.notify('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
     })
+  }
+}
+
+/**
+ * A tool runs the address's act without its POST route, so without the hooks a host put before
+ * it (an auth check in the address's scope, say): every hook that gates the address's requests
+ * must gate the bridge's too, or the bridge would be a way around it. Hooks are compared as the
+ * functions they are; where they cannot be read, nothing can be told, and the bridge refuses.
+ */
+function checkGuarded (hosted: Hosted, bridge: Gates | undefined, where: string): void {
+  const path = hosted.settings.path
+  const own = hosted.gates
+  if (own === undefined || bridge === undefined) {
+    throw new GPT_ERR_MCP_UNGUARDED(where, `the hooks before the acts of ${path} cannot be read in this Fastify: leave it out with the "addresses" option`)
+  }
+  for (const phase of GATES) {
+    const missing = own[phase].filter((hook) => !bridge[phase].includes(hook))
+    if (missing.length > 0) {
+      const names = missing.map((hook) => typeof hook === 'function' && hook.name !== '' ? hook.name : 'anonymous').join(', ')
+      throw new GPT_ERR_MCP_UNGUARDED(where, `the address ${path} runs ${phase} hooks (${names}) that requests to the bridge do not pass: register the bridge in the same scope as the address (after the hooks), or leave the address out with the "addresses" option`)
+    }
   }
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import fp from 'fastify-plugin'
 import { DEFAULT_BODY_TIMEOUT } from '../address/options.ts'
 import { Refused, told } from '../address/pipeline.ts'
+import { gatesOf } from '../address/fastify-internals.ts'
 import { Deadlines, readBody } from '../address/read.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import { isObject } from '../json/value.ts'
@@ -31,6 +32,12 @@ export interface McpOptions {
   allowedHosts?: readonly string[] | false
   /** Origins (`https://app.example`) a browser's request may come from besides loopback ones. */
   allowedOrigins?: readonly string[]
+  /**
+   * Which of the host's addresses are tools, by path. Default: all. An address whose acts a hook
+   * gates that the bridge's requests do not pass (an auth check in its own scope) fails `ready()`
+   * with GPT_ERR_MCP_UNGUARDED unless it is left out here.
+   */
+  addresses?: (path: string) => boolean
   /** GET streams open at once (each hears of changed tools). Default 100. */
   maxStreams?: number
   /** Milliseconds between two heartbeats of a GET stream. Default 15000. */
@@ -55,6 +62,7 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     serverInfo: options.serverInfo ?? { name: 'fastify-gpt', version: '0.1.0' },
     instructions: options.instructions,
     toolName: options.toolName ?? toolName,
+    serves: options.addresses ?? (() => true),
     listeners
   })
   const resolved: Resolved = {
@@ -62,10 +70,13 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     allowed: allowedOf(options.allowedHosts, options.allowedOrigins),
     bodyTimeout: positive(options.bodyTimeout, DEFAULT_BODY_TIMEOUT, 'bodyTimeout', invalid)
   }
-  host.addHook('onReady', async () => { bridge.start(host.server) })
   host.addHook('preClose', async () => { listeners.close() })
 
   await host.register(async (mcp) => {
+    // The hooks every request to the bridge passes, as its own instance has them: an address's
+    // acts are served only where its own are among them (src/mcp/bridge.ts checkGuarded).
+    const gates = gatesOf(mcp)
+    mcp.addHook('onReady', async () => { bridge.start(host.server, gates) })
     mcp.removeAllContentTypeParsers()
     const deadlines = new Deadlines(resolved.bodyTimeout)
     // The request's bytes as sent: the strict parser reads them whole (below), and a call's

@@ -3,6 +3,7 @@
 // Fastify app shares. Nothing here runs unless a bridge is registered; an address costs one entry.
 import type { FastifyRequest } from 'fastify'
 import type { Address } from '../address/address.ts'
+import type { gatesOf } from '../address/fastify-internals.ts'
 import type { Settings } from '../address/options.ts'
 import type { Backgrounded } from '../jobs/index.ts'
 
@@ -18,7 +19,14 @@ export interface Hosted {
   readonly count: ((request: FastifyRequest) => Promise<number | undefined>) | undefined
   /** Set where the address has `background`. */
   readonly background: Backgrounded | undefined
+  /**
+   * The request hooks the address's instance runs before each act (a host's auth, say), as it
+   * had them when it registered; undefined where Fastify's hooks cannot be read.
+   */
+  readonly gates: Gates | undefined
 }
+
+export type Gates = NonNullable<ReturnType<typeof gatesOf>>
 
 const hosts = new WeakMap<object, Hosted[]>()
 
