@@ -6,7 +6,7 @@ import type { Settings } from './options.ts'
 // prior contact and tell rejected bodies apart; only a 429 says when to come back.
 const RATE_LIMIT_LABELS = ['limit', 'remaining', 'reset'].flatMap((name) => [`x-ratelimit-${name}`, `ratelimit-${name}`])
 const SILENT = Object.fromEntries(RATE_LIMIT_LABELS.map((label) => [label, false]))
-const QUIET_HEADERS = {
+export const QUIET_HEADERS = {
   addHeadersOnExceeding: SILENT,
   addHeaders: { ...SILENT, 'retry-after': true }
 } satisfies RateLimitPluginOptions

@@ -1,15 +1,17 @@
 // fastify-gpt/mcp: every fastify-gpt address on the host as an MCP tool and resource, served over
 // MCP's Streamable HTTP at one path (docs/mcp.md). Stateless: any instance answers any request.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { DEFAULT_BODY_TIMEOUT } from '../address/options.ts'
 import { Refused, told } from '../address/pipeline.ts'
 import { gatesOf } from '../address/fastify-internals.ts'
+import { QUIET_HEADERS } from '../address/rate-limit.ts'
 import { Deadlines, readBody } from '../address/read.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import { isObject } from '../json/value.ts'
 import { parse, ParseError } from '../parse/parse.ts'
-import { Bridge } from './bridge.ts'
+import { Bridge, type Entry } from './bridge.ts'
 import { refusal } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
 import { answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
@@ -38,6 +40,11 @@ export interface McpOptions {
    * with GPT_ERR_MCP_UNGUARDED unless it is left out here.
    */
   addresses?: (path: string) => boolean
+  /**
+   * `@fastify/rate-limit` options for every request to the bridge, or `false`. Default 600 a
+   * minute per client. A call is counted by its address's own limit as well, with its posts.
+   */
+  rateLimit?: RateLimitPluginOptions | false
   /** GET streams open at once (each hears of changed tools). Default 100. */
   maxStreams?: number
   /** Milliseconds between two heartbeats of a GET stream. Default 15000. */
@@ -72,7 +79,9 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
   }
   host.addHook('preClose', async () => { listeners.close() })
 
+  const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   await host.register(async (mcp) => {
+    if (limit !== false) await mcp.register(rateLimit, { ...QUIET_HEADERS, ...limit, global: true })
     // The hooks every request to the bridge passes, as its own instance has them: an address's
     // acts are served only where its own are among them (src/mcp/bridge.ts checkGuarded).
     const gates = gatesOf(mcp)
@@ -100,6 +109,9 @@ function positive (value: number | undefined, fallback: number, name: string, in
   if (!Number.isSafeInteger(value) || value <= 0) throw invalid(`"${name}" must be a positive integer`)
   return value
 }
+
+/** Requests a minute per client to the bridge, whatever their method. */
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimitPluginOptions> = Object.freeze({ max: 600, timeWindow: 60_000 })
 
 const accepts = (accept: string | undefined): boolean => accept !== undefined && accept.includes('text/event-stream')
 
@@ -129,7 +141,10 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   try {
     message = parse(bytes, { maxDepth: bridge.maxDepth })
   } catch (error) {
-    const { status, json } = unparsed(bridge, request, bytes, error)
+    const { status, json, entry } = unparsed(bridge, request, bytes, error)
+    // A refused call is an act as much as an accepted one: counted by its address's limit.
+    const wait = await entry?.hosted.count?.(request)
+    if (wait !== undefined) return reply.code(429).header('retry-after', String(wait)).send(errorOf(null, -32000, 'Rate limited: call again later'))
     return reply.code(status).send(json)
   }
   if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
@@ -148,7 +163,7 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
  * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, with
  * the one result; anything else is a JSON-RPC parse error.
  */
-function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): { readonly status: number, readonly json: string } {
+function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): { readonly status: number, readonly json: string, readonly entry?: Entry } {
   let loose: unknown
   try {
     loose = JSON.parse(bytes.toString('utf8'))
@@ -158,7 +173,7 @@ function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error
   const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
   if (isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined) {
     const reason = error instanceof ParseError ? (told(entry.hosted.settings, request) ? error.describe() : error.message) : 'unparsable'
-    return { status: 200, json: resultOf(id, refusal(new Refused(reason), entry.hosted.settings.explain, request)) }
+    return { status: 200, json: resultOf(id, refusal(new Refused(reason), entry.hosted.settings.explain, request)), entry }
   }
   return { status: 400, json: errorOf(null, PARSE_ERROR, 'Parse error') }
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import bearerAuth from '@fastify/bearer-auth'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type InjectOptions } from 'fastify'
 import symbols from 'fastify/lib/symbols.js'
 import gpt from '../../src/index.ts'
 import { gatesOf } from '../../src/address/fastify-internals.ts'
@@ -15,8 +15,8 @@ import { toolName } from '../../src/mcp/tools.ts'
 const KEY = 'a-long-random-key'
 const form = { type: 'string' } as const
 const list = { method: 'POST' as const, url: '/mcp', headers: { 'content-type': 'application/json' }, payload: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }
-const call = (name: string, headers: Record<string, string> = {}): Parameters<FastifyInstance['inject']>[0] => ({
-  method: 'POST',
+const call = (name: string, headers: Record<string, string> = {}): InjectOptions => ({
+  method: 'POST' as const,
   url: '/mcp',
   headers: { 'content-type': 'application/json', ...headers },
   payload: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: { value: 'hi' } } })
@@ -43,7 +43,7 @@ describe('a host hook gating an address', () => {
     t.after(() => app.close())
     await guardedScope(app)
     await app.register(mcp)
-    await assert.rejects(app.ready(), (error: Error & { code?: string }) => {
+    await assert.rejects(async () => { await app.ready() }, (error: Error & { code?: string }) => {
       assert.equal(error.code, 'GPT_ERR_MCP_UNGUARDED')
       assert.match(error.message, /\/notes runs onRequest hooks \(actsNeedTheKey\)/)
       assert.match(error.message, /"addresses" option/)
@@ -113,5 +113,20 @@ describe('gatesOf', () => {
     const kHooks = (symbols as unknown as Record<string, symbol>)['kHooks'] as symbol
     assert.equal(gatesOf({ [kHooks]: null }), undefined)
     assert.equal(gatesOf({ [kHooks]: { onRequest: [], preParsing: 'not a list' } }), undefined)
+  })
+})
+
+describe('an Origin on a request that came in on a public address', () => {
+  it('must be the host\'s own, or one allowed', async () => {
+    const { allowedOf, rebound } = await import('../../src/mcp/guard.ts')
+    const checked = allowedOf(undefined, ['https://app.example'])
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', undefined), undefined, 'no Origin: not a browser')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://api.example'), undefined, 'its own origin')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example:8443', 'https://api.example:8443'), undefined, 'with its port')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://app.example'), undefined, 'allowed')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://evil.example'), 'Invalid Origin header')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://api.example:8443'), 'Invalid Origin header', 'another port')
+    assert.equal(rebound(checked, '10.0.0.5', undefined, 'https://api.example'), 'Invalid Origin header', 'no Host to compare')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'null'), 'Invalid Origin header', 'an opaque origin')
   })
 })
