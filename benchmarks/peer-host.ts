@@ -10,17 +10,25 @@
 //          (docs/benchmarks.md, "A process-wide cost"), which flatters fastify-gpt
 //   hono   @hono/zod-openapi on @hono/node-server: the forms as strict zod objects, one
 //          `createRoute` each; GET /doc is the OpenAPI document (`app.doc`)
+//   gpt-mcp  the gpt host with fastify-gpt/mcp (the built package, dist/mcp/) registered after
+//          its addresses, `rateLimit: false` as the addresses have it: the same forms as tools
+//          `note` and `todo` at POST /mcp, stateless, each answer one JSON-RPC response in JSON
 //   mcp    the MCP TypeScript SDK over Streamable HTTP, stateless as its docs show
 //          (simpleStatelessStreamableHttp: a new McpServer and transport per request on
 //          createMcpExpressApp); tools `note` and `todo` with strict zod inputs at POST /mcp
-// Arguments: --stack NAME, --module PATH (gpt only: another build's index.js, to measure a change).
-// Reports { port, pid } once listening; answers `close` over IPC and nothing else.
+// Arguments: --stack NAME, --module PATH (gpt and gpt-mcp only: another build's index.js, to
+// measure a change; gpt-mcp takes the bridge from mcp/index.js beside it).
+// Reports { port, pid } once listening; answers `close` over IPC, and `profile-start` and
+// `profile-stop` (V8's CPU profiler around the measured runs only, written where asked: only
+// `bench:peers -- --profile DIR` sends them).
+import { writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { Session } from 'node:inspector/promises'
 import { serve } from './processes.ts'
 import { BODY_LIMIT, intro, noteArrival, noteForm, notePrompt, noteReceipt, todoForm, todoPrompt, todoReceipt } from './peer-forms.ts'
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
-import { resolve as absolute } from 'node:path'
+import { dirname, resolve as absolute } from 'node:path'
 
 const { values } = parseArgs({ options: { stack: { type: 'string', default: 'gpt' }, module: { type: 'string' } } })
 
@@ -35,6 +43,11 @@ async function gpt (): Promise<Listening> {
   const common = { rateLimit: false, lint: false, bodyLimit: BODY_LIMIT }
   app.register(plugin, { ...common, prefix: '/note', prompt: notePrompt, messages: intro, form: noteForm, act: (body: Note) => noteReceipt(body) })
   app.register(plugin, { ...common, prefix: '/todo', prompt: todoPrompt, form: todoForm, act: (body: Todo) => todoReceipt(body) })
+  if (values.stack === 'gpt-mcp') {
+    // docs/mcp.md: registered after the addresses; the bridge's own limit off, as the addresses'
+    const { mcp } = await import(values.module === undefined ? 'fastify-gpt/mcp' : pathToFileURL(absolute(dirname(values.module), 'mcp/index.js')).href)
+    app.register(mcp, { rateLimit: false })
+  }
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() }
 }
@@ -123,13 +136,35 @@ function zodForms (z: Zod) {
   return { noteSchema, todoSchema }
 }
 
-const stacks: Record<string, () => Promise<Listening>> = { gpt, bare, 'bare-kept': bare, hono, mcp }
+const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, bare, 'bare-kept': bare, hono, mcp }
 const start = stacks[values.stack]
 if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
 const listening = await start()
+let profiler: Session | undefined
 serve(async (message) => {
-  if (message.type !== 'close') throw new Error(`unknown request ${String(message.type)}`)
-  await listening.close()
-  process.exit(0)
+  switch (message.type) {
+    case 'profile-start':
+      profiler = new Session()
+      profiler.connect()
+      await profiler.post('Profiler.enable')
+      await profiler.post('Profiler.setSamplingInterval', { interval: 250 })
+      await profiler.post('Profiler.start')
+      return {}
+    case 'profile-stop': {
+      if (profiler === undefined) throw new Error('no profile was started')
+      const { profile } = await profiler.post('Profiler.stop')
+      profiler.disconnect()
+      profiler = undefined
+      writeFileSync(String(message.file), JSON.stringify(profile))
+      return {}
+    }
+    case 'close':
+      await listening.close()
+      process.exit(0)
+      break
+    default:
+      throw new Error(`unknown request ${String(message.type)}`)
+  }
+  return {}
 })
 process.send?.({ port: listening.port, pid: process.pid, stack: values.stack })

@@ -1,5 +1,6 @@
 // fastify-gpt side by side with bare Fastify + Ajv, @hono/zod-openapi and the MCP TypeScript SDK,
-// each stack in its own process as a production host runs (benchmarks/peer-host.ts).
+// and fastify-gpt's own MCP bridge (fastify-gpt/mcp: tools/call of the same forms), each stack in
+// its own process as a production host runs (benchmarks/peer-host.ts).
 //   npm run bench:peers    every stack started once, NODE_ENV=production, hosts on core 1 and
 //                          autocannon on core 0 (taskset), 50 connections; per scenario a warm-up
 //                          of 20,000 requests on each stack, then 5 runs of 20,000 on each in turn
@@ -10,26 +11,36 @@
 //                          string. Writes benchmarks/results/peers-latest.json
 //   --stacks gpt,bare      only these (the way "harness B" measured fastify-gpt against bare
 //                          Fastify: the ratios bare/gpt are printed whenever both are in);
-//                          also bare-kept: bare Fastify keeping a tick object alive (src/address/tick.ts)
+//                          also bare-kept: bare Fastify keeping a tick object alive (src/address/tick.ts);
+//                          gpt-mcp: the gpt host with fastify-gpt/mcp, every act a tools/call
+//                          (`--stacks bare,gpt,gpt-mcp,mcp` measures the bridge against POST and
+//                          the SDK: gpt/gpt-mcp and mcp/gpt-mcp are printed, with their targets)
 //   --smoke                no warm-up, 1 run of 100 requests, 10 connections: statuses and the
 //                          behaviour table only (for CI)
 // Options: --runs N (5) --requests N (20,000; a tenth at 64 KB and for mcp) --warmup N (= requests)
 //          --connections N (50) --pairs N (1: fresh processes N times, medians over all runs)
 //          --only get,post-70B,... --before PATH (a stack `before`: fastify-gpt from another
-//          build's index.js, measured in the same runs) --out FILE --verbose
+//          build's index.js, measured in the same runs; and with gpt-mcp, a stack `before-mcp`:
+//          that build's bridge, mcp/index.js beside it) --out FILE --verbose
+//          --top N (functions in a --profile summary: 25)
 //          --cpu-prof DIR (each host writes V8's CPU profile in DIR/<stack>/ when it closes, as node --cpu-prof)
+//          --profile DIR (V8's CPU profile of each host around each scenario's measured runs only,
+//          after its warm-up: DIR/<stack>-<scenario>.cpuprofile, and a summary in µs per
+//          response printed; the profiler's own cost is in the CPU figures of such a run)
 import { Buffer } from 'node:buffer'
+import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { LoadJob, LoadSummary } from './load.ts'
 import { bodies, noteArrival } from './peer-forms.ts'
 import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, rssBytes, startChild, TICKS, writeResults, type Child } from './processes.ts'
 import { exitCodeOf, requireCounts } from './checks.ts'
+import { summarize } from './cpu-profile.ts'
 
 const { values } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
-    stacks: { type: 'string', default: 'gpt,bare,hono,mcp' },
+    stacks: { type: 'string', default: 'gpt,bare,hono,mcp,gpt-mcp' },
     runs: { type: 'string' },
     requests: { type: 'string' },
     warmup: { type: 'string' },
@@ -38,7 +49,9 @@ const { values } = parseArgs({
     only: { type: 'string' },
     before: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    profile: { type: 'string' },
     out: { type: 'string' },
+    top: { type: 'string' },
     verbose: { type: 'boolean', default: false }
   }
 })
@@ -51,10 +64,12 @@ const pairs = Number(values.pairs)
 requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp']
-const stacks = [...values.stacks.split(','), ...(values.before === undefined ? [] : ['before'])] as Stack[]
-for (const stack of stacks) if (!KNOWN.includes(stack)) throw new Error(`--stacks: no stack ${stack}; there are ${KNOWN.filter((k) => k !== 'before').join(', ')}`)
+type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'before-mcp'
+const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'before-mcp']
+const named = values.stacks.split(',')
+const befores = values.before === undefined ? [] : ['before', ...(named.includes('gpt-mcp') ? ['before-mcp'] : [])]
+const stacks = [...named, ...befores] as Stack[]
+for (const stack of stacks) if (!KNOWN.includes(stack)) throw new Error(`--stacks: no stack ${stack}; there are ${KNOWN.filter((k) => !k.startsWith('before')).join(', ')}`)
 
 // ---- what each stack is asked, per scenario ----
 
@@ -78,9 +93,11 @@ interface Scenario {
 }
 
 const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before'
+/** The stacks that speak MCP: the SDK's server, and fastify-gpt's bridge. */
+const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'gpt-mcp' || stack === 'before-mcp'
 function post (tool: 'note' | 'todo', body: string, accepted = true) {
   return (stack: Stack): Request & { status: number } => {
-    if (stack === 'mcp') return { method: 'POST', path: '/mcp', body: call(tool, body), headers: MCP_HEADERS, status: 200 }
+    if (mcpLike(stack)) return { method: 'POST', path: '/mcp', body: call(tool, body), headers: MCP_HEADERS, status: 200 }
     return { method: 'POST', path: `/${tool}`, body, headers: JSON_HEADERS, status: accepted ? 200 : gptLike(stack) ? 204 : 400 }
   }
 }
@@ -89,9 +106,9 @@ const size = (text: string): string => `${Buffer.byteLength(text).toLocaleString
 const scenarios: readonly Scenario[] = [
   {
     name: 'get',
-    what: 'GET: the arrival (gpt), the same bytes precomputed (bare), the OpenAPI document (hono), tools/list (mcp)',
+    what: 'GET: the arrival (gpt), the same bytes precomputed (bare), the OpenAPI document (hono), tools/list (mcp, gpt-mcp)',
     share: 1,
-    ask: (stack) => stack === 'mcp'
+    ask: (stack) => mcpLike(stack)
       ? { method: 'POST', path: '/mcp', body: rpc('tools/list', {}), headers: MCP_HEADERS, status: 200 }
       : { method: 'GET', path: stack === 'hono' ? '/doc' : '/note', status: 200 }
   },
@@ -101,7 +118,7 @@ const scenarios: readonly Scenario[] = [
   { name: 'post-64KB', what: `an accepted to-do list, ${size(bodies.todo64k)}`, share: 0.1, ask: post('todo', bodies.todo64k) },
   {
     name: 'refused',
-    what: `a note without its note, ${size(bodies.refused)} (gpt 204, bare and hono 400, mcp a tool error in a 200)`,
+    what: `a note without its note, ${size(bodies.refused)} (gpt 204, bare and hono 400, mcp and gpt-mcp a tool error in a 200)`,
     share: 1,
     ask: post('note', bodies.refused, false),
     against: 'post-70B'
@@ -118,7 +135,9 @@ interface Run { rps: number, p99: number, cpuPerRequest: number }
 const problems: string[] = []
 
 async function startHost (stack: Stack): Promise<Host> {
-  const args = stack === 'before' ? ['--stack', 'gpt', '--module', values.before as string] : ['--stack', stack]
+  const args = stack === 'before'
+    ? ['--stack', 'gpt', '--module', values.before as string]
+    : stack === 'before-mcp' ? ['--stack', 'gpt-mcp', '--module', values.before as string] : ['--stack', stack]
   // --cpu-prof DIR: V8's profile of each host, written when it closes (start-up and warm-up included)
   // (a directory per stack: the loader's thread writes a profile of its own beside the host's)
   const flags = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'], stack)]
@@ -127,7 +146,7 @@ async function startHost (stack: Stack): Promise<Host> {
   return { stack, child, url: `http://127.0.0.1:${port}`, pid }
 }
 
-/** The MCP stack costs some 30 times the others a request: a tenth of the requests keeps its runs as long. */
+/** The SDK's MCP stack costs some 30 times the others a request: a tenth of the requests keeps its runs as long (not gpt-mcp's). */
 const amountOf = (scenario: Scenario, stack: Stack, base: number): number =>
   Math.max(connections, Math.round(base * scenario.share * (stack === 'mcp' && !smoke ? 0.1 : 1)))
 
@@ -155,6 +174,11 @@ async function oneSet (loader: Child, measured: Measured): Promise<void> {
     for (const scenario of chosen) {
       const runsOf = (measured[scenario.name] ??= {})
       if (!smoke) for (const host of hosts) await measure(loader, host, scenario, amountOf(scenario, host.stack, warmup))
+      const profiling = values.profile === undefined ? undefined : resolve(values.profile)
+      if (profiling !== undefined) {
+        mkdirSync(profiling, { recursive: true })
+        for (const host of hosts) await host.child.ask({ type: 'profile-start' })
+      }
       for (let run = 0; run < runs; run++) {
         // every stack goes first in turn: slow drifts of a shared machine hit all alike
         const order = hosts.map((_, i) => hosts[(i + run) % hosts.length] as Host)
@@ -162,6 +186,14 @@ async function oneSet (loader: Child, measured: Measured): Promise<void> {
           const result = await measure(loader, host, scenario, amountOf(scenario, host.stack, requests))
           if (values.verbose) console.log(`  ${scenario.name} ${host.stack}: ${result.cpuPerRequest.toFixed(1)} µs/req, ${Math.round(result.rps)} req/s`)
           ;(runsOf[host.stack] ??= []).push(result)
+        }
+      }
+      if (profiling !== undefined) {
+        for (const host of hosts) {
+          const file = resolve(profiling, `${host.stack}-${scenario.name}.cpuprofile`)
+          await host.child.ask({ type: 'profile-stop', file })
+          const responses = runs * amountOf(scenario, host.stack, requests)
+          console.log(`\n${host.stack} ${scenario.name}:\n${summarize(file, responses, Number(values.top ?? 25)).join('\n')}`)
         }
       }
       if (!smoke) console.log(`${scenario.name} done`)
@@ -189,10 +221,12 @@ async function behaviour (hosts: readonly Host[]): Promise<Behaviour[]> {
   const found: Behaviour[] = []
   for (const host of hosts) {
     // the GET rows compare the same work only if both Fastify stacks send the very same bytes
-    if (host.stack === 'bare' || host.stack === 'bare-kept' || gptLike(host.stack)) {
+    if (host.stack === 'bare' || host.stack === 'bare-kept' || gptLike(host.stack) || host.stack === 'gpt-mcp' || host.stack === 'before-mcp') {
       const arrival = Buffer.from(await (await fetch(`${host.url}/note`)).arrayBuffer())
       if (!arrival.equals(noteArrival)) problems.push(`${host.stack}: GET /note does not send the note board's arrival`)
     }
+    // an MCP stack answers 200 to a refused call too: what the runs were answered is read here
+    if (mcpLike(host.stack)) for (const scenario of chosen) await checkMcpAnswer(host, scenario)
     for (const { name, body } of CASES) {
       const { status: _status, ...request } = post('note', body)(host.stack)
       const response = await fetch(`${host.url}${request.path}`, { method: 'POST', body: request.body as string, headers: request.headers as Record<string, string> })
@@ -202,13 +236,52 @@ async function behaviour (hosts: readonly Host[]): Promise<Behaviour[]> {
   return found
 }
 
+interface RpcAnswer { result?: { isError?: boolean, content?: { text: string }[], tools?: { name: string }[] }, error?: { message: string } }
+
+/**
+ * The JSON-RPC answer in an MCP stack's response: one server-sent event (the SDK's: `event:
+ * message`, `data: {jsonrpc...}`) or the JSON itself (gpt-mcp's); else what the response was.
+ */
+function rpcAnswerOf (text: string): RpcAnswer | string {
+  if (text.startsWith('{')) {
+    try {
+      return JSON.parse(text) as RpcAnswer
+    } catch {
+      return `not JSON: ${text.slice(0, 80)}`
+    }
+  }
+  const data = /^data: (.*)$/m.exec(text)?.[1]
+  if (data === undefined) return text.startsWith('<') ? `an HTML page: ${htmlText(text)}` : `not an event: ${text.slice(0, 80)}`
+  return JSON.parse(data) as RpcAnswer
+}
+
+/** One request of `scenario` to an MCP stack, and a problem unless its answer is what the runs counted on. */
+async function checkMcpAnswer (host: Host, scenario: Scenario): Promise<void> {
+  const { status, ...request } = scenario.ask(host.stack)
+  const response = await fetch(`${host.url}${request.path}`, { method: 'POST', body: request.body as string, headers: request.headers as Record<string, string> })
+  const message = rpcAnswerOf(await response.text())
+  const wrong = (why: string): void => { problems.push(`${scenario.name} on ${host.stack}: ${why}`) }
+  if (response.status !== status) return wrong(`answered ${response.status}`)
+  if (typeof message === 'string') return wrong(message)
+  if (message.error !== undefined) return wrong(`JSON-RPC error ${message.error.message}`)
+  if (scenario.name === 'get') {
+    const names = (message.result?.tools ?? []).map((tool) => tool.name).sort().join(',')
+    if (names !== 'note,todo') wrong(`tools/list names ${names}`)
+    return
+  }
+  const refused = scenario.name === 'refused'
+  if ((message.result?.isError === true) !== refused) wrong(`the tool ${refused ? 'accepted' : 'refused'} it: ${message.result?.content?.[0]?.text.slice(0, 120) ?? ''}`)
+  else if (!refused) {
+    const receipt = JSON.parse(message.result?.content?.[0]?.text ?? 'null') as { pinned?: boolean, saved?: boolean } | null
+    if (receipt?.pinned !== true && receipt?.saved !== true) wrong(`not the act's receipt: ${JSON.stringify(receipt)}`)
+  }
+}
+
 /** What the act received, read from its answer (the receipt echoes the note as received), or why not. */
 function answerOf (stack: Stack, text: string): string {
-  if (stack === 'mcp') {
-    // one server-sent event: `event: message`, `data: {jsonrpc...}`
-    const data = /^data: (.*)$/m.exec(text)?.[1]
-    if (data === undefined) return text.startsWith('<') ? `an HTML page: ${htmlText(text)}` : `not an event: ${text.slice(0, 80)}`
-    const message = JSON.parse(data) as { result?: { isError?: boolean, content?: { text: string }[] }, error?: { message: string } }
+  if (mcpLike(stack)) {
+    const message = rpcAnswerOf(text)
+    if (typeof message === 'string') return message
     if (message.error !== undefined) return `JSON-RPC error: ${message.error.message.slice(0, 80)}`
     const first = message.result?.content?.[0]?.text ?? ''
     if (message.result?.isError === true) return `tool error: ${first.replace(/\s+/g, ' ').slice(0, 160)}`
@@ -259,7 +332,7 @@ async function main (): Promise<number> {
   // Every stack as it runs in production (Express and others read it; Fastify and fastify-gpt do not).
   process.env['NODE_ENV'] = 'production'
   console.log(`peers: ${stacks.join(', ')}, each in its own process, NODE_ENV=production; ${pairs === 1 ? 'one set of hosts' : `${pairs} sets of hosts in turn`}; ` +
-    `per scenario a warm-up of ${warmup} then ${runs} runs of ${requests} requests per stack in turn (a tenth at 64 KB and for mcp), ${connections} connections; ` +
+    `per scenario a warm-up of ${warmup} then ${runs} runs of ${requests} requests per stack in turn (a tenth at 64 KB and for mcp, the SDK's), ${connections} connections; ` +
     `host CPU from /proc/<pid>/stat (${TICKS} ticks/s); ${canPin ? `hosts on core ${HOST_CORE}, autocannon on core ${LOAD_CORE}` : 'no taskset: not pinned'}`)
   const loader = startChild('load.ts', [], LOAD_CORE)
   const measured: Measured = {}
@@ -270,7 +343,13 @@ async function main (): Promise<number> {
     await loader.stop()
   }
 
-  const PAIRS: readonly (readonly [Stack, Stack])[] = [['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before']]
+  // [a, b]: a's µs/req ÷ b's. Against the bare baseline, every stack; then gpt-mcp's two targets:
+  // its tools/call against the same act's POST (gpt/gpt-mcp ≥ 0.8) and against the SDK (mcp/gpt-mcp ≥ 5)
+  const PAIRS: readonly (readonly [Stack, Stack])[] = [
+    ['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
+    ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'],
+    ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp']
+  ]
   const rows = chosen.map((scenario) => {
     const figuresOf = Object.fromEntries(stacks.map((stack) => [stack, figures(measured[scenario.name]?.[stack])])) as Partial<Record<Stack, Figures>>
     // the figures the targets are judged on: a bare host's µs/req over fastify-gpt's, in the same runs
@@ -289,9 +368,21 @@ async function main (): Promise<number> {
     ...stacks.map((s) => row.stacks[s]?.cpuPerRequest.toFixed(1) ?? '-'),
     ...pairNames.map((name) => String(row.ratios[name]))
   ])
-  const print = (cells: readonly string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(10) : c.padStart(15)).join(' ')
-  console.log(`\nhost CPU µs per request (medians; a ratio is bare µs/req ÷ gpt µs/req: ≥ 1 where fastify-gpt costs no more)\n${print(head)}`)
+  const print = (cells: readonly string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(10) : c.padStart(Math.max(15, (head[i]?.length ?? 0) + 1))).join(' ')
+  console.log(`\nhost CPU µs per request (medians; a ratio a/b is a's µs/req ÷ b's: ≥ 1 where b costs no more)\n${print(head)}`)
   for (const line of lines) console.log(print(line))
+  for (const bridge of ['gpt-mcp', 'before-mcp'].filter((s) => stacks.includes(s as Stack))) {
+    if (!stacks.includes('gpt') && !stacks.includes('mcp')) continue
+    // the acts only: GET is the arrival on gpt and tools/list on gpt-mcp, not the same work
+    console.log(`\n${bridge} tools/call against POST (gpt/${bridge}, target ≥ 0.8) and against the SDK (mcp/${bridge}, target ≥ 5):`)
+    for (const row of rows.filter((r) => r.scenario !== 'get')) {
+      const verdict = (name: string, target: number): string => {
+        const ratio = row.ratios[name]
+        return ratio === undefined ? '' : `${name} ${ratio} ${ratio >= target ? 'met' : 'MISSED'}`
+      }
+      console.log(`  ${row.scenario.padEnd(10)} ${[verdict(`gpt/${bridge}`, 0.8), verdict(`mcp/${bridge}`, 5)].filter((v) => v !== '').join(', ')}`)
+    }
+  }
   for (const scenario of chosen) {
     const accepted = rows.find((row) => row.scenario === scenario.against)
     const refused = rows.find((row) => row.scenario === scenario.name)
@@ -310,7 +401,7 @@ async function main (): Promise<number> {
   console.log('\nwhat each stack does with (a note board act):')
   for (const { name } of CASES) {
     console.log(`  ${name}`)
-    for (const b of behaviours.filter((x) => x.case === name)) console.log(`    ${b.stack.padEnd(6)} ${b.status} ${b.answer}`)
+    for (const b of behaviours.filter((x) => x.case === name)) console.log(`    ${b.stack.padEnd(9)} ${b.status} ${b.answer}`)
   }
   if (smoke) console.log('(smoke: statuses and behaviours only, the figures mean nothing)')
   // draft §5.3: whatever is wrong with a body, the answer is the bare 204
