@@ -35,7 +35,10 @@ export class Bridge {
   #byPath = new Map<string, Entry>()
   readonly #tools = new WeakMap<Edition, Tool>()
   readonly #options: BridgeOptions
-  /** The largest body any address takes, and the deepest: what a request to the bridge may be, with its envelope. */
+  /**
+   * The largest body any address takes, and the deepest, with the envelope around them: what a
+   * request to the bridge may be (one level deeper again for a wrapped form's `value`).
+   */
   bodyLimit = ENVELOPE
   maxDepth = 4
 
@@ -59,8 +62,8 @@ export class Bridge {
     this.#byPath = new Map(entries.map((entry) => [entry.path, entry]))
     for (const { hosted } of entries) {
       this.bodyLimit = Math.max(this.bodyLimit, hosted.settings.bodyLimit + ENVELOPE)
-      // root, params, arguments and (for a wrapped form) value, above the body's own depth
-      this.maxDepth = Math.max(this.maxDepth, hosted.settings.maxDepth + 3)
+      // the root and params above the arguments; a wrapped form's value is one deeper (index.ts)
+      this.maxDepth = Math.max(this.maxDepth, hosted.settings.maxDepth + 2)
     }
     for (const entry of entries) this.#watch(entry)
   }

@@ -37,6 +37,8 @@ export interface Call {
   readonly bytes: Buffer
   /** Its `params.arguments`, as parsed. */
   readonly args: unknown
+  /** The depth the strict parser allowed the whole request: the arguments' is at most 2 less (3, a wrapped form's `value`). */
+  readonly depth: number
   /** The entity tag the call names (`_meta["fastify-gpt/if-match"]`), if any. */
   readonly ifMatch: string | undefined
   /** The actor as the call's header or its client's clientInfo say (draft §6: records only). */
@@ -51,8 +53,10 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   const { hosted, edition } = call
   const { settings } = hosted
   // Calls and posts are counted together, per client, by the address's own limit.
-  const wait = await hosted.count?.(request)
-  if (wait !== undefined) return { status: 429, retryAfter: wait }
+  if (hosted.count !== undefined) {
+    const wait = await hosted.count(request)
+    if (wait !== undefined) return { status: 429, retryAfter: wait }
+  }
 
   const value = bodyOf(call, settings, told(settings, request))
   if (settings.ifMatch && stale(edition, call.ifMatch)) {
@@ -72,13 +76,24 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   return answer(settled, background === undefined ? undefined : call.origin, request, reply)
 }
 
-/** The call's body: the bytes of its arguments (or of their `value`, for a wrapped form), read as POST reads its body. */
+/**
+ * The call's body: its arguments (or their `value`, for a wrapped form), read as POST reads its
+ * body. The strict parser has read the whole request, so every rule of §5.2 (2) held for the
+ * arguments too; what is left is the address's own bounds. Where the whole request is within its
+ * `bodyLimit` and the depth allowed it leaves the arguments within its `maxDepth`, they hold, and
+ * the value parsed is the body; else the arguments' bytes as sent are found and read again.
+ */
 function bodyOf (call: Call, limits: Hosted['settings'], explained: boolean): unknown {
   const { args, tool } = call
   if (tool.wrapped && (args === null || typeof args !== 'object' || Array.isArray(args) || !onlyValue(args))) {
     return new Refused('the arguments of a wrapped form hold its body as their one member "value"')
   }
+  if (args === undefined) return new Refused('the call has no arguments')
+  if (call.bytes.length <= limits.bodyLimit && call.depth - (tool.wrapped ? 3 : 2) <= limits.maxDepth) {
+    return tool.wrapped ? (args as { value: unknown }).value : args
+  }
   const span = spanAt(call.bytes, tool.wrapped ? ['params', 'arguments', 'value'] : ['params', 'arguments'])
+  /* c8 ignore next -- the arguments were parsed from these bytes: they are there */
   if (span === undefined) return new Refused('the call has no arguments')
   return readValue(call.bytes.subarray(span[0], span[1]), limits, explained)
 }

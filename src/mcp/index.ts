@@ -138,8 +138,10 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
     return reply.code(bytes instanceof Refused && bytes.reason === 'body over the limit' ? 413 : 400).send(errorOf(null, INVALID_REQUEST, 'The request was not received whole'))
   }
   let message: unknown
+  let depth = bridge.maxDepth
   try {
-    message = parse(bytes, { maxDepth: bridge.maxDepth })
+    message = parseRequest(bytes, depth, true)
+    if (message === DEEPER) message = parseRequest(bytes, ++depth, false)
   } catch (error) {
     const { status, json, entry } = unparsed(bridge, request, bytes, error)
     // A refused call is an act as much as an accepted one: counted by its address's limit.
@@ -154,8 +156,24 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   if (typeof method !== 'string' || id === undefined) return reply.code(202).send()
   if (!isId(id)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'The id must be a string or an integer'))
   if (params !== undefined && !isObject(params)) return reply.send(errorOf(id, -32602, 'params must be an object'))
-  const json = await answer(bridge, { request, reply, bytes }, id, method, params ?? {})
+  const json = await answer(bridge, { request, reply, bytes, depth }, id, method, params ?? {})
   return json === undefined ? reply : reply.send(json)
+}
+
+const DEEPER = Symbol('deeper')
+
+/**
+ * The request, parsed strictly within `maxDepth`; DEEPER the first time it is too deep, since a
+ * wrapped form's body is one level deeper than another's: parsed again one deeper, then the call
+ * knows its arguments' depth was not bounded by the first (src/mcp/call.ts bodyOf).
+ */
+function parseRequest (bytes: Buffer, maxDepth: number, again: boolean): unknown {
+  try {
+    return parse(bytes, { maxDepth })
+  } catch (error) {
+    if (again && error instanceof ParseError && error.reason === 'depth') return DEEPER
+    throw error
+  }
 }
 
 /**

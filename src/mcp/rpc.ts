@@ -36,6 +36,8 @@ export interface Exchange {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
   readonly bytes: Buffer
+  /** The depth the strict parser allowed the request. */
+  readonly depth: number
 }
 
 /** The answer to one JSON-RPC request: the response's JSON, or undefined once `reply` is answered otherwise. */
@@ -133,6 +135,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     tool: bridge.tool(entry, edition),
     edition,
     bytes: exchange.bytes,
+    depth: exchange.depth,
     args: params['arguments'],
     ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
     actor: actorOf(request),
