@@ -63,6 +63,7 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
   const path = options.path ?? '/mcp'
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   if (typeof path !== 'string' || !path.startsWith('/')) throw invalid('"path" must be a path starting with /')
+  checkOptions(options, invalid)
   const listeners = new Listeners(positive(options.maxStreams, 100, 'maxStreams', invalid), positive(options.heartbeat, 15_000, 'heartbeat', invalid))
   const bridge = new Bridge({
     where: path,
@@ -95,13 +96,30 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     })
     mcp.post(path, (request, reply) => onPost(bridge, resolved, request, reply))
     mcp.get(path, (request, reply) => {
-      const refused = guard(resolved, request, reply)
+      const refused = guard(resolved, request, reply) ?? unsupported(request, reply)
       if (refused !== undefined) return refused
       if (!accepts(request.headers.accept) || !listeners.open(reply)) return reply.code(405).header('allow', 'POST').send()
       return reply
     })
     mcp.delete(path, (_request, reply) => reply.code(405).header('allow', 'GET, POST').send())
   })
+}
+
+const KNOWN = new Set(['path', 'serverInfo', 'instructions', 'toolName', 'addresses', 'allowedHosts', 'allowedOrigins', 'rateLimit', 'maxStreams', 'heartbeat', 'bodyTimeout'])
+const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every((item) => typeof item === 'string' && item !== '')
+
+/** The options a JavaScript host may get wrong (a string where a list goes, a misspelt name): named errors at registration. */
+function checkOptions (options: McpOptions, invalid: (detail: string) => Error): void {
+  for (const name of Object.keys(options)) if (!KNOWN.has(name)) throw invalid(`"${name}" is not an option of fastify-gpt/mcp`)
+  const { serverInfo, instructions, toolName: name, addresses, allowedHosts, allowedOrigins, rateLimit: limit } = options as Record<string, unknown>
+  const info = serverInfo as Record<string, unknown> | undefined
+  if (info !== undefined && (info === null || typeof info['name'] !== 'string' || typeof info['version'] !== 'string')) throw invalid('"serverInfo" must be { name, version }, two strings')
+  if (instructions !== undefined && typeof instructions !== 'string') throw invalid('"instructions" must be a string')
+  if (name !== undefined && typeof name !== 'function') throw invalid('"toolName" must be a function of a path')
+  if (addresses !== undefined && typeof addresses !== 'function') throw invalid('"addresses" must be a function of a path')
+  if (allowedHosts !== undefined && allowedHosts !== false && !isStrings(allowedHosts)) throw invalid('"allowedHosts" must be a list of host names, or false')
+  if (allowedOrigins !== undefined && !isStrings(allowedOrigins)) throw invalid('"allowedOrigins" must be a list of origins')
+  if (limit !== undefined && limit !== false && (limit === null || typeof limit !== 'object')) throw invalid('"rateLimit" must be @fastify/rate-limit options, or false')
 }
 
 function positive (value: number | undefined, fallback: number, name: string, invalid: (detail: string) => Error): number {
@@ -123,15 +141,20 @@ function guard (resolved: Resolved, request: FastifyRequest, reply: FastifyReply
   return reply.code(403).header('content-type', JSON_TYPE).send(errorOf(null, -32000, why))
 }
 
+/** A 400 for a request naming a protocol revision not spoken here (MCP-Protocol-Version), else undefined. */
+function unsupported (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+  const version = request.headers['mcp-protocol-version']
+  if (typeof version !== 'string' || PROTOCOL_VERSIONS.includes(version)) return undefined
+  return reply.code(400).header('content-type', JSON_TYPE).send(errorOf(null, INVALID_REQUEST, `Unsupported protocol version: ${version.slice(0, 40)}`))
+}
+
 /** POST: one JSON-RPC message, parsed strictly as a whole (draft §5.2 (2) holds for every byte of a call). */
 async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const refused = guard(resolved, request, reply)
   if (refused !== undefined) return refused
+  const old = unsupported(request, reply)
+  if (old !== undefined) return old
   reply.header('content-type', JSON_TYPE)
-  const version = request.headers['mcp-protocol-version']
-  if (typeof version === 'string' && !PROTOCOL_VERSIONS.includes(version)) {
-    return reply.code(400).send(errorOf(null, INVALID_REQUEST, `Unsupported protocol version: ${version.slice(0, 40)}`))
-  }
   const bytes = request.body
   if (bytes instanceof Refused || !Buffer.isBuffer(bytes)) {
     if (bytes instanceof Refused && bytes.unread) reply.header('connection', 'close')
