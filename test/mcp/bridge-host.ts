@@ -6,15 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import mcp, { type McpOptions } from '../../src/mcp/index.ts'
 
-export const noteForm = {
-  type: 'object',
-  properties: {
-    note: { type: 'string', minLength: 1, maxLength: 20 },
-    stars: { type: 'integer', minimum: 1, maximum: 5 }
-  },
-  required: ['note'],
-  additionalProperties: false
-} as const
+// The tests' note form, the one the address tests use.
+export { noteForm } from '../helpers/host.ts'
 
 export interface Bridged {
   readonly app: FastifyInstance
