@@ -11,7 +11,7 @@ import { quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { invoke, LATE, outsideProtocol, readValue, reasonOf, Refused, stale, told, type Settled } from './pipeline.ts'
+import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 
@@ -24,7 +24,7 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, errors?: unknown) => FastifyReply
+type Reject = (request: FastifyRequest, reply: FastifyReply, refused: Refused) => FastifyReply
 
 /**
  * draft §5.3: every rejection is the same bare 204, whatever its cause, so a client learns nothing
@@ -32,16 +32,19 @@ type Reject = (request: FastifyRequest, reply: FastifyReply, reason: string, err
  * answer to Appendix B, "Failure Reporting", for addresses under development) it is a 422
  * problem+json that says why.
  */
-function rejecter (explain: boolean): Reject {
+function rejecter (explain: boolean, address: Address): Reject {
   if (!explain) {
-    return (request, reply, reason) => {
-      request.log.debug({ reason }, 'gpt: act rejected')
+    return (request, reply, refused) => {
+      request.log.debug({ reason: refused.reason }, 'gpt: act rejected')
+      publishRefusal(refused, () => sourceOf(address, request))
       closeIfUnread(request, reply)
       return reply.code(204).send()
     }
   }
-  return (request, reply, reason, errors) => {
+  return (request, reply, refused) => {
+    const { reason, errors } = refused
     request.log.debug({ reason }, 'gpt: act rejected')
+    publishRefusal(refused, () => sourceOf(address, request))
     closeIfUnread(request, reply)
     // An array of thousands of wrong items fails thousands of times: the first ones say enough.
     const all = Array.isArray(errors) ? errors : undefined
@@ -54,6 +57,11 @@ function rejecter (explain: boolean): Reject {
 /** How many failed constraints an `explain` answer lists. */
 const EXPLAINED = 100
 
+/** A POST's facts, for operators (src/diagnostics.ts). */
+function sourceOf (address: Address, request: FastifyRequest): Source {
+  return { address: address.path, etag: address.current.arrival.json.etag, actor: request.headers['gpt-actor'], via: 'http', request }
+}
+
 /**
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
  * installed there and nowhere else.
@@ -62,13 +70,16 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   if (settings.explain && process.env['NODE_ENV'] === 'production') {
     instance.log.warn({ address: settings.path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
   }
-  const reject = rejecter(settings.explain)
+  const reject = rejecter(settings.explain, address)
   installBodyParser(instance, settings)
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     const outside = outsideProtocol(error)
-    if (outside === 'rate limited') return reply.code(429).send() // outside the protocol
-    if (outside === 'body') return reject(request, reply, error.code)
+    if (outside === 'rate limited') { // outside the protocol; GET is limited too, but only a POST is an act
+      if (request.method === 'POST') publishRefusal(new Refused('rate-limit', 'rate limited'), () => sourceOf(address, request))
+      return reply.code(429).send()
+    }
+    if (outside === 'body') return reject(request, reply, refusedBody(error.code))
     throw error // not ours (a host hook, a failed act): the host's error handler decides
   })
 
@@ -97,7 +108,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     bodyLimit: settings.bodyLimit,
     onSend: actSend,
     ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
-  }, actHandler(settings, reject))
+  }, actHandler(settings, address, reject))
 }
 
 /**
@@ -124,6 +135,7 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
   return function ifMatch (request, reply, done) {
     if (stale(address.current, request.headers['if-match'])) {
       request.log.debug('gpt: act refused, the form changed since its arrival')
+      publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request))
       reply.code(412).send()
       return
     }
@@ -156,24 +168,24 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
 }
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
-function actHandler (settings: Settings, reject: Reject) {
+function actHandler (settings: Settings, address: Address, reject: Reject) {
   const { act, actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     // Where the route has no hook but the act's onSend, it comes off while no failed act is on
     // its way through the error path (see actSend): every other answer is made here.
     if (failing === 0) withoutOnSend(reply)
     const body = request.body
-    if (body instanceof Refused) return reject(request, reply, body.reason)
+    if (body instanceof Refused) return reject(request, reply, body)
     const invalid = request.validationError
-    if (invalid !== undefined) return reject(request, reply, invalid.message, invalid.validation)
-    if (body === undefined) return reject(request, reply, 'empty body')
+    if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
+    if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
 
     const actor = request.headers['gpt-actor']
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
     const outcome = new Outcome(request, reply, path, actTimeout)
-    const settled = invoke(() => act(body as never, request, reply), actTimeout)
+    const settled = invoke(() => act(body as never, request, reply), actTimeout, () => sourceOf(address, request))
     // A plain result answers at once, with no promise made for it.
     return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
   }

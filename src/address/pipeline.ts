@@ -4,18 +4,20 @@
 // (src/address/act.ts); the MCP bridge (src/mcp/) calls them in the same order on a call's
 // arguments. One copy of each stage, so the two cannot drift.
 import type { ErrorObject } from 'ajv/dist/2020.js'
+import { actorOf, acts, outcomeOf, refusals, type ActContext, type Stage, type Via } from '../diagnostics.ts'
+import { GPT_ERR_ACT_TIMEOUT } from '../errors.ts'
 import { matches } from '../fields.ts'
 import type { Edition } from './address.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
 /**
- * An act refused before it ran, and why (for the log and `explain`; draft §5.3: never for the
- * actor). `unread`: the rest of the body may still come, so its connection is closed after the
- * answer. `errors`: the form's failed constraints, where validation refused it.
+ * An act refused before it ran: at which stage, and why (for operators and `explain`; draft §5.3:
+ * never for the actor). `unread`: the rest of the body may still come, so its connection is closed
+ * after the answer. `errors`: the form's failed constraints, where validation refused it.
  */
 export class Refused {
-  constructor (readonly reason: string, readonly unread = false, readonly errors?: unknown) {}
+  constructor (readonly stage: Stage, readonly reason: string, readonly unread = false, readonly errors?: unknown) {}
 }
 
 /**
@@ -34,6 +36,12 @@ export function outsideProtocol (error: { readonly statusCode?: number | undefin
   return typeof error.code === 'string' && BODY_ERROR.test(error.code) ? 'body' : undefined
 }
 
+/** The refusal of a body Fastify or a host's hook refused before the pipeline read it (outsideProtocol's `body`). */
+export function refusedBody (code: string): Refused {
+  if (code.startsWith('FST_CP_ERR_')) return new Refused('encoding', code)
+  return new Refused(code === 'FST_ERR_CTP_BODY_TOO_LARGE' || code === 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' ? 'size' : 'parse', code)
+}
+
 /** What the parse stage needs of an address's settings. */
 export interface ParseLimits {
   readonly bodyLimit: number
@@ -45,11 +53,12 @@ export interface ParseLimits {
  * names where a duplicate stands, which takes a second pass (for `explain` or a debug log).
  */
 export function readValue (bytes: Buffer, limits: ParseLimits, told: boolean): unknown {
-  if (bytes.length > limits.bodyLimit) return new Refused('body over the limit')
+  if (bytes.length > limits.bodyLimit) return new Refused('size', 'body over the limit')
   try {
     return parse(bytes, { maxDepth: limits.maxDepth })
   } catch (error) {
-    return new Refused(error instanceof ParseError ? (told ? error.describe() : error.message) : 'unparsable')
+    if (!(error instanceof ParseError)) return new Refused('parse', 'unparsable')
+    return new Refused(error.reason === 'depth' ? 'depth' : 'parse', told ? error.describe() : error.message)
   }
 }
 
@@ -74,10 +83,10 @@ export function stale (edition: Edition, field: string | undefined): boolean {
  */
 export function judge (edition: Edition, value: unknown): Refused | undefined {
   if (value instanceof Refused) return value
-  if (value === undefined) return new Refused('empty body')
+  if (value === undefined) return new Refused('parse', 'empty body')
   const validate = edition.validate
   if (validate(value)) return undefined
-  return new Refused(reasonOf(validate.errors ?? []), false, validate.errors ?? [])
+  return new Refused('schema', reasonOf(validate.errors ?? []), false, validate.errors ?? [])
 }
 
 /** How many failed constraints the log's reason names. */
@@ -88,6 +97,38 @@ export function reasonOf (errors: readonly Pick<ErrorObject, 'instancePath' | 'm
   const shown = errors.slice(0, REASONS).map((e) => `${dataVar}${e.instancePath} ${e.message ?? ''}`)
   if (errors.length > REASONS) shown.push(`and ${errors.length - REASONS} more`)
   return shown.join(', ')
+}
+
+/** Who a refusal or an act is told of as (src/diagnostics.ts): the address, and where and from whom it came. */
+export interface Source {
+  readonly address: string
+  /** The entity tag of the edition (or job) the body was judged against; undefined where none was read yet. */
+  readonly etag: string | undefined
+  /** GPT-Actor, or an MCP client's name (draft §6: records only). */
+  readonly actor: unknown
+  readonly via: Via
+  readonly request: object
+}
+
+/**
+ * Tells subscribers of `fastify-gpt.refusal` that `refused` was refused, with the first failed
+ * keyword where the form refused it. Nothing is built while nobody subscribes.
+ */
+export function publishRefusal (refused: Refused, source: () => Source): void {
+  if (!refusals.hasSubscribers) return
+  const { address, etag, actor, via, request } = source()
+  const first = refused.stage === 'schema' && Array.isArray(refused.errors) ? refused.errors[0] as Partial<ErrorObject> | undefined : undefined
+  refusals.publish({
+    address,
+    etag,
+    stage: refused.stage,
+    keyword: first?.keyword,
+    schemaPath: first?.schemaPath,
+    instancePath: first?.instancePath,
+    actor: actorOf(actor),
+    via,
+    request
+  })
 }
 
 /** How an act ended: its result, what it threw (and how), or LATE past actTimeout. */
@@ -102,7 +143,13 @@ export type Settled =
  * getter or a revoked proxy may throw before that: still the act's failure), and raced against
  * `actTimeout`, whatever comes second dropped.
  */
-export function invoke (act: () => unknown, actTimeout: number | undefined): Settled | Promise<Settled> {
+export function invoke (act: () => unknown, actTimeout: number | undefined, source: () => Source): Settled | Promise<Settled> {
+  if (!acts.hasSubscribers) return run(act, actTimeout)
+  const { address, etag, actor, via, request } = source()
+  return traced({ address, etag, actor: actorOf(actor), via, request }, () => run(act, actTimeout), actTimeout)
+}
+
+function run (act: () => unknown, actTimeout: number | undefined): Settled | Promise<Settled> {
   let settled: Promise<unknown>
   try {
     const result = act()
@@ -114,6 +161,40 @@ export function invoke (act: () => unknown, actTimeout: number | undefined): Set
   const rejected = (error: unknown): Settled => ({ ok: false, error, how: 'its promise rejected' })
   if (actTimeout === undefined) return settled.then((value) => ({ ok: true, value }), rejected)
   return within(settled, actTimeout).then((value) => value === LATE ? LATE : { ok: true, value }, rejected)
+}
+
+/**
+ * The act inside `tracing:fastify-gpt.act:*`, as TracingChannel's traceSync and tracePromise
+ * publish: start (with the channel's bound stores), then end; a promise's settling then asyncStart
+ * and asyncEnd; error before those where it failed. `run` never throws: invoke catches.
+ */
+function traced (context: ActContext, run: () => Settled | Promise<Settled>, actTimeout: number | undefined): Settled | Promise<Settled> {
+  return acts.start.runStores(context, () => {
+    const settled = run()
+    if (settled instanceof Promise) {
+      acts.end.publish(context)
+      return settled.then((value) => {
+        if (ended(context, value, actTimeout)) acts.error.publish(context)
+        acts.asyncStart.publish(context)
+        acts.asyncEnd.publish(context)
+        return value
+      })
+    }
+    if (ended(context, settled, actTimeout)) acts.error.publish(context)
+    acts.end.publish(context)
+    return settled
+  })
+}
+
+/** Sets the context's outcome (and error) from how the act settled: whether it failed. */
+function ended (context: ActContext, settled: Settled, actTimeout: number | undefined): boolean {
+  if (settled !== LATE && settled.ok) {
+    context.outcome = outcomeOf(context.request, 'acted')
+    return context.outcome === 'failed'
+  }
+  context.outcome = 'failed'
+  context.error = settled === LATE ? new GPT_ERR_ACT_TIMEOUT(context.address, `${actTimeout ?? 0} ms`) : settled.error
+  return true
 }
 
 export { LATE }

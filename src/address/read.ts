@@ -69,7 +69,7 @@ interface Pending {
  */
 export function readBody (request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number, deadlines: Deadlines, then: (bytes: Buffer | Refused) => void): void {
   const declared = Number(request.headers['content-length'])
-  if (declared > limit) return then(new Refused('body over the limit'))
+  if (declared > limit) return then(new Refused('size', 'body over the limit'))
   const chunks: Buffer[] = []
   let length = 0
   // The listeners stay on the stream, which is the request's and goes with it: taking four off
@@ -84,15 +84,15 @@ export function readBody (request: FastifyRequest, payload: NodeJS.ReadableStrea
   const onData = (chunk: Buffer): void => {
     if (finished) return // past the limit or the deadline: the rest is let go
     length += chunk.length
-    if (length > limit) return finish(new Refused('body over the limit'))
+    if (length > limit) return finish(new Refused('size', 'body over the limit'))
     chunks.push(chunk)
   }
   const onEnd = (): void => finish(chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks, length))
-  const onGone = (): void => finish(new Refused('body not received: the client went away'))
+  const onGone = (): void => finish(new Refused('incomplete', 'body not received: the client went away'))
   // A host's preParsing hook may hand on a stream of its own (a decoder of Content-Encoding).
-  const onError = (): void => finish(new Refused('body not received: its stream failed (a Content-Encoding that does not decode?)'))
+  const onError = (): void => finish(new Refused('encoding', 'body not received: its stream failed (a Content-Encoding that does not decode?)'))
   // The whole body within the timeout, not each piece: a trickle would otherwise hold the connection.
-  const expire = (): void => finish(new Refused(`body not received within bodyTimeout (${deadlines.timeout} ms)`, true))
+  const expire = (): void => finish(new Refused('timeout', `body not received within bodyTimeout (${deadlines.timeout} ms)`, true))
   const pending = deadlines.add(expire)
   payload.on('data', onData)
   payload.on('end', onEnd)

@@ -3,9 +3,9 @@ import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, Fastif
 import { compileForm } from '../form/compile.ts'
 import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
-import { outsideProtocol } from '../address/pipeline.ts'
+import type { ValidateFunction } from 'ajv/dist/2020.js'
+import { outsideProtocol, publishRefusal, readValue, Refused, refusedBody, type Source } from '../address/pipeline.ts'
 import { namesExactly } from '../fields.ts'
-import { parse } from '../parse/parse.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
 import type { JobEvent } from './job.ts'
@@ -60,6 +60,7 @@ function onJobError (error: FastifyError, request: FastifyRequest, reply: Fastif
   // draft §5.3: a control act refused before validation (too large, say) is the bare 204 too.
   if (outside === 'body') {
     request.log.debug({ reason: error.code }, 'gpt: control act rejected')
+    publishRefusal(refusedBody(error.code), () => controlSource(request, undefined))
     return reply.code(204).send()
   }
   // A host's refusal (an auth hook's 401) is the host's to answer; a failure is answered here,
@@ -116,8 +117,9 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     if (job === undefined) return reply
     const control = controlAct(request.body, job.done ? validators.done : validators.working)
     // draft §5.3: what the job's form does not admit now is the bare 204, whatever it was.
-    if (control === undefined) {
-      request.log.debug('gpt: control act rejected')
+    if (control instanceof Refused) {
+      request.log.debug({ reason: control.reason }, 'gpt: control act rejected')
+      publishRefusal(control, () => controlSource(request, jobArrival(job, settings.path, `${base}/${job.id}`, background.poll).etag))
       return reply.code(204).send()
     }
     reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
@@ -170,14 +172,19 @@ async function * framed (framing: Framing, events: AsyncIterable<JobEvent | null
 const OFFERED = ['application/json', 'text/html']
 const prefersHtml = (request: FastifyRequest): boolean => prefers(request, OFFERED, 'text/html')
 
-function controlAct (body: unknown, validate: (value: unknown) => boolean): 'cancel' | 'forget' | undefined {
-  if (!Buffer.isBuffer(body)) return undefined
-  let value: unknown
-  try {
-    value = parse(body, { maxDepth: 4 }) // draft §5.2 (2): the same strict parser as every act
-  } catch {
-    return undefined
-  }
-  if (!validate(value)) return undefined
+function controlAct (body: unknown, validate: ValidateFunction): 'cancel' | 'forget' | Refused {
+  if (!Buffer.isBuffer(body)) return new Refused('parse', 'empty body')
+  // draft §5.2 (2): the same strict parser as every act
+  const value = readValue(body, CONTROL_LIMITS, false)
+  if (value instanceof Refused) return value
+  if (!validate(value)) return new Refused('schema', 'not a control act the job admits now', false, validate.errors ?? [])
   return (value as { do: 'cancel' | 'forget' }).do
+}
+
+/** A control act's bounds: the body parser's limit, and the depth of the deepest control form. */
+const CONTROL_LIMITS = { bodyLimit: CONTROL_LIMIT, maxDepth: 4 }
+
+/** A control act's facts, for operators (src/diagnostics.ts): the job route's pattern is its address. */
+function controlSource (request: FastifyRequest, etag: string | undefined): Source {
+  return { address: request.routeOptions.url ?? '', etag, actor: request.headers['gpt-actor'], via: 'http', request }
 }

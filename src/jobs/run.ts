@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
+import { noteOutcome } from '../diagnostics.ts'
 import { LazyContext } from './context.ts'
 import { EarlyProgress } from './early.ts'
 import { drain, isProgressing } from './iterable.ts'
@@ -99,7 +100,10 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
   const base = jobsPath(settings.path)
   return function start (body, request, reply, waiting) {
     const place = store.reserve(request.ip)
-    if (place === undefined) return { kind: 'busy', retryAfter: store.retryAfter(request.ip, actTimeout) }
+    if (place === undefined) {
+      noteOutcome(request, 'busy')
+      return { kind: 'busy', retryAfter: store.retryAfter(request.ip, actTimeout) }
+    }
     const context = new LazyContext()
     let result: unknown
     let progressing: boolean
@@ -145,9 +149,11 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
         const href = `${base}/${current.id}`
         // With `share`: stored in Redis before its first event, and before the handle names it.
         const announced = store.announce(current)
+        noteOutcome(request, 'job')
         if (announced === undefined) return resolve({ kind: 'job', href })
         announced.then((readable) => {
           if (readable) return resolve({ kind: 'job', href })
+          noteOutcome(request, 'failed')
           // No instance could read the job: it is not run on (its signal aborted), and the
           // request is answered as when Redis is away for anything else: after a poll.
           current.fail(store.clock.now())

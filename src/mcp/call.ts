@@ -4,7 +4,7 @@
 // form, then acted on, with actTimeout. Every refusal, whatever its cause, is one result.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Edition } from '../address/address.ts'
-import { invoke, judge, LATE, readValue, Refused, stale, told, type Settled } from '../address/pipeline.ts'
+import { invoke, judge, LATE, publishRefusal, readValue, Refused, stale, told, type Settled, type Source } from '../address/pipeline.ts'
 import { handleBody, type Ran } from '../jobs/run.ts'
 import type { Hosted } from './registry.ts'
 import { spanAt } from './span.ts'
@@ -52,19 +52,24 @@ export interface Call {
 export async function callTool (call: Call, request: FastifyRequest, reply: FastifyReply): Promise<Answer> {
   const { hosted, edition } = call
   const { settings } = hosted
+  const source = (): Source => ({ address: settings.path, etag: edition.arrival.json.etag, actor: call.actor, via: 'mcp', request })
   // Calls and posts are counted together, per client, by the address's own limit.
   if (hosted.count !== undefined) {
     const wait = await hosted.count(request)
-    if (wait !== undefined) return { status: 429, retryAfter: wait }
+    if (wait !== undefined) {
+      publishRefusal(new Refused('rate-limit', 'rate limited'), source)
+      return { status: 429, retryAfter: wait }
+    }
   }
 
   const value = bodyOf(call, settings, told(settings, request))
   if (settings.ifMatch && stale(edition, call.ifMatch)) {
     request.log.debug('gpt: act refused, the form changed since its arrival')
+    publishRefusal(new Refused('if-match', 'the form changed since its arrival'), source)
     return { result: STALE }
   }
   const refused = judge(edition, value)
-  if (refused !== undefined) return { result: refusal(refused, settings.explain, request) }
+  if (refused !== undefined) return { result: refusal(refused, settings.explain, request, source) }
 
   request.gptActor = call.actor
   request.log.info({ gptActor: call.actor }, 'gpt: act')
@@ -72,7 +77,7 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   const act = background === undefined
     ? () => settings.act(value as never, request, reply)
     : () => background.start(value as never, request, reply, { wait: background.after, progress: call.progress })
-  const settled = await invoke(act, settings.actTimeout)
+  const settled = await invoke(act, settings.actTimeout, source)
   return answer(settled, background === undefined ? undefined : call.origin, request, reply)
 }
 
@@ -86,9 +91,9 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
 function bodyOf (call: Call, limits: Hosted['settings'], explained: boolean): unknown {
   const { args, tool } = call
   if (tool.wrapped && (args === null || typeof args !== 'object' || Array.isArray(args) || !onlyValue(args))) {
-    return new Refused('the arguments of a wrapped form hold its body as their one member "value"')
+    return new Refused('arguments', 'the arguments of a wrapped form hold its body as their one member "value"')
   }
-  if (args === undefined) return new Refused('the call has no arguments')
+  if (args === undefined) return new Refused('arguments', 'the call has no arguments')
   if (call.bytes.length <= limits.bodyLimit && call.depth - (tool.wrapped ? 3 : 2) <= limits.maxDepth) {
     return tool.wrapped ? (args as { value: unknown }).value : args
   }
@@ -107,8 +112,9 @@ function onlyValue (args: object): boolean {
 const EXPLAINED = 100
 
 /** The result refusing a call: the one REFUSAL, or with `explain` what POST's 422 says. */
-export function refusal (refused: Refused, explain: boolean, request: FastifyRequest): string {
+export function refusal (refused: Refused, explain: boolean, request: FastifyRequest, source: () => Source): string {
   request.log.debug({ reason: refused.reason }, 'gpt: act rejected')
+  publishRefusal(refused, source)
   if (!explain) return REFUSAL
   const all = Array.isArray(refused.errors) ? refused.errors : undefined
   const shown = all !== undefined && all.length > EXPLAINED ? { errors: all.slice(0, EXPLAINED), omitted: all.length - EXPLAINED } : { errors: refused.errors }

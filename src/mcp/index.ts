@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { DEFAULT_BODY_TIMEOUT } from '../address/options.ts'
-import { Refused, told } from '../address/pipeline.ts'
+import { publishRefusal, Refused, told, type Source } from '../address/pipeline.ts'
 import { gatesOf } from '../address/fastify-internals.ts'
 import { QUIET_HEADERS } from '../address/rate-limit.ts'
 import { Deadlines, readBody } from '../address/read.ts'
@@ -14,7 +14,7 @@ import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
 import { refusal } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
-import { answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
+import { actorOf, answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
 import { Listeners } from './stream.ts'
 import { toolName } from './tools.ts'
 
@@ -158,7 +158,7 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   const bytes = request.body
   if (bytes instanceof Refused || !Buffer.isBuffer(bytes)) {
     if (bytes instanceof Refused && bytes.unread) reply.header('connection', 'close')
-    return reply.code(bytes instanceof Refused && bytes.reason === 'body over the limit' ? 413 : 400).send(errorOf(null, INVALID_REQUEST, 'The request was not received whole'))
+    return reply.code(bytes instanceof Refused && bytes.stage === 'size' ? 413 : 400).send(errorOf(null, INVALID_REQUEST, 'The request was not received whole'))
   }
   let message: unknown
   let depth = bridge.maxDepth
@@ -166,11 +166,16 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
     message = parseRequest(bytes, depth, true)
     if (message === DEEPER) message = parseRequest(bytes, ++depth, false)
   } catch (error) {
-    const { status, json, entry } = unparsed(bridge, request, bytes, error)
+    const loose = unparsed(bridge, request, bytes, error)
+    if (loose === undefined) return reply.code(400).send(errorOf(null, PARSE_ERROR, 'Parse error'))
     // A refused call is an act as much as an accepted one: counted by its address's limit.
-    const wait = await entry?.hosted.count?.(request)
-    if (wait !== undefined) return reply.code(429).header('retry-after', String(wait)).send(errorOf(null, -32000, 'Rate limited: call again later'))
-    return reply.code(status).send(json)
+    const { id, refused, entry, source } = loose
+    const wait = await entry.hosted.count?.(request)
+    if (wait !== undefined) {
+      publishRefusal(new Refused('rate-limit', 'rate limited'), source)
+      return reply.code(429).header('retry-after', String(wait)).send(errorOf(null, -32000, 'Rate limited: call again later'))
+    }
+    return reply.send(resultOf(id, refusal(refused, entry.hosted.settings.explain, request, source)))
   }
   if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
   const { id, method, params } = message
@@ -204,7 +209,7 @@ function parseRequest (bytes: Buffer, maxDepth: number, again: boolean): unknown
  * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, with
  * the one result; anything else is a JSON-RPC parse error.
  */
-function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): { readonly status: number, readonly json: string, readonly entry?: Entry } {
+function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): Loose | undefined {
   let loose: unknown
   try {
     loose = JSON.parse(bytes.toString('utf8'))
@@ -213,10 +218,21 @@ function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error
   const params = isObject(loose) ? loose['params'] : undefined
   const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
   if (isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined) {
-    const reason = error instanceof ParseError ? (told(entry.hosted.settings, request) ? error.describe() : error.message) : 'unparsable'
-    return { status: 200, json: resultOf(id, refusal(new Refused(reason), entry.hosted.settings.explain, request)), entry }
+    const { settings, address } = entry.hosted
+    const reason = error instanceof ParseError ? (told(settings, request) ? error.describe() : error.message) : 'unparsable'
+    const stage = error instanceof ParseError && error.reason === 'depth' ? 'depth' : 'parse'
+    const source = (): Source => ({ address: settings.path, etag: address.current.arrival.json.etag, actor: actorOf(request), via: 'mcp', request })
+    return { id, refused: new Refused(stage, reason), entry, source }
   }
-  return { status: 400, json: errorOf(null, PARSE_ERROR, 'Parse error') }
+  return undefined
+}
+
+/** A tools/call of a known tool the strict parser refused, read loosely: refused as every call is. */
+interface Loose {
+  readonly id: string | number
+  readonly refused: Refused
+  readonly entry: Entry
+  readonly source: () => Source
 }
 
 export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })
