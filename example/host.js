@@ -11,6 +11,8 @@
 //   SLOW_STEP_MS=250              /slow counts a word every 250 ms instead of every second
 //   WORKER_HEADER=1               every answer names the process that sent it (x-worker: <pid>),
 //                                 to see which worker of example/cluster.js answered
+//   OTEL=console                  OpenTelemetry spans and metrics on stderr, one line each: why
+//                                 each body was refused (stage, keyword), each act's outcome
 import Fastify from 'fastify'
 import gpt from 'fastify-gpt'
 import mcp from 'fastify-gpt/mcp'
@@ -19,6 +21,7 @@ import { noteBoard, poll, slow } from './addresses.js'
 const redis = process.env.REDIS_URL === undefined ? undefined : await redisClient(process.env.REDIS_URL)
 const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
 // Before the addresses register: a hook reaches only the contexts created after it.
+if (process.env.OTEL === 'console') await (await import('./telemetry.js')).telemetry(app)
 if (process.env.WORKER_HEADER === '1') app.addHook('onSend', async (_request, reply) => { reply.header('x-worker', String(process.pid)) })
 
 // With Redis, the board and /slow's jobs are one across every host: any of them answers a job.
