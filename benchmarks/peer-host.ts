@@ -13,6 +13,10 @@
 //   gpt-mcp  the gpt host with fastify-gpt/mcp (the built package, dist/mcp/) registered after
 //          its addresses, `rateLimit: false` as the addresses have it: the same forms as tools
 //          `note` and `todo` at POST /mcp, stateless, each answer one JSON-RPC response in JSON
+//   gpt-fotel  the gpt host with @fastify/otel registered first (a request span per request and
+//          a span per hook) to the OpenTelemetry SDK, spans batched to an exporter that drops them
+//   gpt-otel   the same, and fastify-gpt/otel (docs/observability.md): the request span's gpt.*
+//          attributes, an act span, and the metrics, read every minute by a reader that drops them
 //   mcp    the MCP TypeScript SDK over Streamable HTTP, stateless as its docs show
 //          (simpleStatelessStreamableHttp: a new McpServer and transport per request on
 //          createMcpExpressApp); tools `note` and `todo` with strict zod inputs at POST /mcp
@@ -40,6 +44,7 @@ async function gpt (): Promise<Listening> {
   const { default: Fastify } = await import('fastify')
   const plugin = (await import(values.module === undefined ? 'fastify-gpt' : pathToFileURL(absolute(values.module)).href)).default
   const app = Fastify({ logger: false })
+  if (values.stack === 'gpt-otel' || values.stack === 'gpt-fotel') await telemetry(app, values.stack === 'gpt-otel')
   const common = { rateLimit: false, lint: false, bodyLimit: BODY_LIMIT }
   app.register(plugin, { ...common, prefix: '/note', prompt: notePrompt, messages: intro, form: noteForm, act: (body: Note) => noteReceipt(body) })
   app.register(plugin, { ...common, prefix: '/todo', prompt: todoPrompt, form: todoForm, act: (body: Todo) => todoReceipt(body) })
@@ -50,6 +55,24 @@ async function gpt (): Promise<Listening> {
   }
   await app.listen({ host: '127.0.0.1', port: 0 })
   return { port: (app.server.address() as { port: number }).port, close: () => app.close() }
+}
+
+/** OpenTelemetry as a production host runs it, exporting nowhere: what is measured is the instrumentation. */
+async function telemetry (app: import('fastify').FastifyInstance, ours: boolean): Promise<void> {
+  const { context, metrics, trace } = await import('@opentelemetry/api')
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks')
+  const { BasicTracerProvider, BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base')
+  const { MeterProvider, PeriodicExportingMetricReader } = await import('@opentelemetry/sdk-metrics')
+  const { FastifyOtelInstrumentation } = await import('@fastify/otel')
+  const dropped = { export: (_items: unknown, done: (result: { code: 0 }) => void) => { done({ code: 0 }) }, shutdown: async () => {}, forceFlush: async () => {} }
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(dropped)] }))
+  metrics.setGlobalMeterProvider(new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropped, exportIntervalMillis: 60_000 })] }))
+  const instrumentation = new FastifyOtelInstrumentation({ registerOnInitialization: false })
+  await app.register(instrumentation.plugin())
+  if (!ours) return
+  const otel = (await import(values.module === undefined ? 'fastify-gpt/otel' : pathToFileURL(absolute(dirname(values.module), 'otel/index.js')).href)).default
+  await app.register(otel)
 }
 
 async function bare (): Promise<Listening> {
@@ -136,7 +159,7 @@ function zodForms (z: Zod) {
   return { noteSchema, todoSchema }
 }
 
-const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, bare, 'bare-kept': bare, hono, mcp }
+const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, 'gpt-otel': gpt, 'gpt-fotel': gpt, bare, 'bare-kept': bare, hono, mcp }
 const start = stacks[values.stack]
 if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
 const listening = await start()

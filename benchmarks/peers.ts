@@ -15,6 +15,8 @@
 //                          gpt-mcp: the gpt host with fastify-gpt/mcp, every act a tools/call
 //                          (`--stacks bare,gpt,gpt-mcp,mcp` measures the bridge against POST and
 //                          the SDK: gpt/gpt-mcp and mcp/gpt-mcp are printed, with their targets)
+//                          gpt-fotel, gpt-otel: the gpt host with @fastify/otel, and with fastify-gpt/otel
+//                          too (gpt-fotel/gpt-otel is what fastify-gpt/otel costs beside @fastify/otel)
 //   --smoke                no warm-up, 1 run of 100 requests, 10 connections: statuses and the
 //                          behaviour table only (for CI)
 // Options: --runs N (5) --requests N (20,000; a tenth at 64 KB and for mcp) --warmup N (= requests)
@@ -64,8 +66,8 @@ const pairs = Number(values.pairs)
 requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'before-mcp'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'before-mcp']
+type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
+const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'before-mcp', 'gpt-otel', 'gpt-fotel']
 const named = values.stacks.split(',')
 const befores = values.before === undefined ? [] : ['before', ...(named.includes('gpt-mcp') ? ['before-mcp'] : [])]
 const stacks = [...named, ...befores] as Stack[]
@@ -92,7 +94,7 @@ interface Scenario {
   against?: string
 }
 
-const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before'
+const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before' || stack === 'gpt-otel' || stack === 'gpt-fotel'
 /** The stacks that speak MCP: the SDK's server, and fastify-gpt's bridge. */
 const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'gpt-mcp' || stack === 'before-mcp'
 function post (tool: 'note' | 'todo', body: string, accepted = true) {
@@ -348,7 +350,10 @@ async function main (): Promise<number> {
   const PAIRS: readonly (readonly [Stack, Stack])[] = [
     ['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
     ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'],
-    ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp']
+    ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp'],
+    // the act with nobody subscribed against the build before the channels (--before), and what
+    // fastify-gpt/otel adds beside @fastify/otel alone (docs/observability.md)
+    ['before', 'gpt'], ['bare', 'gpt-fotel'], ['bare', 'gpt-otel'], ['gpt-fotel', 'gpt-otel']
   ]
   const rows = chosen.map((scenario) => {
     const figuresOf = Object.fromEntries(stacks.map((stack) => [stack, figures(measured[scenario.name]?.[stack])])) as Partial<Record<Stack, Figures>>
