@@ -30,7 +30,8 @@ keepTickObject()
  */
 async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
-  const settings = resolveOptions(options as unknown as Record<string, unknown>, path, (resolved, maxDepthGiven) => reviewed(resolved, maxDepthGiven, instance.log))
+  const resolved = resolveOptions(options as unknown as Record<string, unknown>, path)
+  const settings = Object.freeze({ ...resolved, ...reviewed(resolved, options.maxDepth !== undefined, instance.log) })
   const address = new Address(settings)
   await address.share(instance.log)
   installLinks(instance, address, settings.links)

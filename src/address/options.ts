@@ -274,14 +274,10 @@ const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers']
 const KNOWN = new Set([...Object.keys(OPTIONS), ...REGISTER_OPTIONS])
 
 /**
- * What the plugin entry adds to the settings before they are frozen: maxDepth raised to the form's
- * own bound where the options name none, and lint's review of each edition (src/address/review.ts).
- * Handed in, so that this module never imports the linter.
+ * The options checked and defaulted, in one pass. The entry completes them with lint's review
+ * (src/address/review.ts), which this module never imports, and freezes them.
  */
-export type Review = (settings: Settings, maxDepthGiven: boolean) => Pick<Settings, 'maxDepth' | 'review'>
-
-/** The options checked, defaulted, completed by `review` and frozen, in one pass. */
-export function resolveOptions (options: Record<string, unknown>, path: string, review?: Review): Settings {
+export function resolveOptions (options: Record<string, unknown>, path: string): Settings {
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
@@ -318,7 +314,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string, 
     links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path),
     background: options['background']
   }
-  return Object.freeze(review === undefined ? settings : Object.assign(settings, review(settings, options['maxDepth'] !== undefined)))
+  return settings
 }
 
 /**

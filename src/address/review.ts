@@ -36,7 +36,7 @@ export function ownMaxDepth (form: JsonObject): number {
 }
 
 /**
- * What review adds to the settings (options.ts, `Review`): maxDepth raised to the form's own bound
+ * What review adds to the settings the options resolved to (the entry merges it in): maxDepth raised to the form's own bound
  * where the options name none (ownMaxDepth), and, unless `lint: false`, the review of each
  * edition's form.
  */
