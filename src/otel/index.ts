@@ -11,7 +11,12 @@ import { acts, refusals, type ActContext, type RefusalMessage } from '../diagnos
 import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 
 export interface OtelOptions {
-  /** Where the act's spans go. Default: the global one of @opentelemetry/api. */
+  /**
+   * A span of its own for each act, `act <address>`, under the request's. Default false:
+   * @fastify/otel's handler span times POST's act already, and a span costs more than the rest.
+   */
+  actSpans?: boolean
+  /** Where the act spans go. Default: the global one of @opentelemetry/api. */
   tracerProvider?: TracerProvider
   /** Where the metrics go. Default: the global one of @opentelemetry/api. */
   meterProvider?: MeterProvider
@@ -40,22 +45,23 @@ const kOtel = Symbol('fastify-gpt/otel')
 
 /** One registration's instruments. */
 interface Instruments {
-  readonly tracer: ReturnType<TracerProvider['getTracer']>
+  /** Where act spans go, with `actSpans`. */
+  readonly tracer: ReturnType<TracerProvider['getTracer']> | undefined
   readonly refusals: ReturnType<ReturnType<MeterProvider['getMeter']>['createCounter']>
   readonly acts: ReturnType<ReturnType<MeterProvider['getMeter']>['createCounter']>
   readonly duration: ReturnType<ReturnType<MeterProvider['getMeter']>['createHistogram']>
 }
 
-/** An act being traced: its span and when it started. */
+/** An act being traced: when it started, and its span, with `actSpans`. */
 interface Running {
-  readonly span: Span
   readonly started: number
+  readonly span: Span | undefined
 }
 
 function instrumentsOf (options: OtelOptions): Instruments {
   const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter('fastify-gpt', version)
   return {
-    tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer('fastify-gpt', version),
+    tracer: options.actSpans === true ? (options.tracerProvider ?? trace.getTracerProvider()).getTracer('fastify-gpt', version) : undefined,
     refusals: meter.createCounter('gpt.act.refusals', { description: 'Bodies refused, by address, stage and keyword', unit: '{refusal}' }),
     acts: meter.createCounter('gpt.acts', { description: 'Acts run, by address and outcome', unit: '{act}' }),
     duration: meter.createHistogram('gpt.act.duration', {
@@ -98,12 +104,16 @@ function onStart (message: unknown): void {
   const act = message as ActContext
   const instruments = instrumentsFor(act.request)
   if (instruments === undefined) return
+  running.set(act, { started: performance.now(), span: instruments.tracer === undefined ? undefined : actSpan(instruments.tracer, act) })
+}
+
+/** The act's own span, under its request's. */
+function actSpan (tracer: NonNullable<Instruments['tracer']>, act: ActContext): Span {
   const parent = requestSpan(act.request)
   const attributes: Attributes = { [ATTR.address]: act.address, [ATTR.via]: act.via }
   if (act.actor !== undefined) attributes[ATTR.actor] = act.actor
-  const span = instruments.tracer.startSpan(`act ${act.address}`, { kind: SpanKind.INTERNAL, attributes },
+  return tracer.startSpan(`act ${act.address}`, { kind: SpanKind.INTERNAL, attributes },
     parent === undefined ? context.active() : trace.setSpan(context.active(), parent))
-  running.set(act, { span, started: performance.now() })
 }
 
 /** `end` of a plain result, or `asyncEnd` of a promise: the act's outcome is known. */
@@ -118,13 +128,15 @@ function onEnd (message: unknown): void {
   if (failed) labels[ATTR.errorType] = errorType(act.error)
   instruments.acts.add(1, labels)
   instruments.duration.record((performance.now() - traced.started) / 1000, labels)
-  traced.span.setAttributes(labels)
   requestSpan(act.request)?.setAttributes(labels)
+  const span = traced.span
+  if (span === undefined) return
+  span.setAttributes(labels)
   if (failed) {
-    traced.span.setStatus({ code: SpanStatusCode.ERROR })
-    if (act.error instanceof Error) traced.span.recordException(act.error)
+    span.setStatus({ code: SpanStatusCode.ERROR })
+    if (act.error instanceof Error) span.recordException(act.error)
   }
-  traced.span.end()
+  span.end()
 }
 
 /** A failure's `error.type`: fastify-gpt's code for a timeout, else the kind of failure, never its message. */
@@ -153,9 +165,10 @@ function unlisten (): void {
 }
 
 /** The options, and those Fastify's register takes for every plugin. */
-const KNOWN = new Set(['tracerProvider', 'meterProvider', 'prefix', 'logLevel', 'logSerializers'])
+const KNOWN = new Set(['actSpans', 'tracerProvider', 'meterProvider', 'prefix', 'logLevel', 'logSerializers'])
 
 function checkOptions (options: Record<string, unknown>): OtelOptions {
+  if (options['actSpans'] !== undefined && typeof options['actSpans'] !== 'boolean') throw new GPT_ERR_OPTION_INVALID('fastify-gpt/otel', '"actSpans" must be a boolean')
   for (const [name, method] of [['tracerProvider', 'getTracer'], ['meterProvider', 'getMeter']] as const) {
     const value = options[name] as Record<string, unknown> | undefined
     if (value !== undefined && (value === null || typeof value[method] !== 'function')) {

@@ -24,7 +24,7 @@ export interface Telemetry {
 }
 
 /** Registers @fastify/otel and fastify-gpt/otel on `app`, to providers of their own. */
-export async function instrument (app: FastifyInstance): Promise<Telemetry> {
+export async function instrument (app: FastifyInstance, actSpans = false): Promise<Telemetry> {
   const exporter = new InMemorySpanExporter()
   const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
   const reader = new Reader()
@@ -32,7 +32,7 @@ export async function instrument (app: FastifyInstance): Promise<Telemetry> {
   const instrumentation = new FastifyOtelInstrumentation({ registerOnInitialization: false })
   instrumentation.setTracerProvider(tracerProvider)
   await app.register(instrumentation.plugin())
-  await app.register(otel, { tracerProvider, meterProvider })
+  await app.register(otel, { tracerProvider, meterProvider, actSpans })
   return {
     spans: () => exporter.getFinishedSpans(),
     points: async (name) => {

@@ -176,10 +176,10 @@ describe('fastify-gpt/otel: refusals', () => {
 })
 
 describe('fastify-gpt/otel: acts', () => {
-  it('an act: a span of its own under the request\'s, a count by outcome, a duration', async (t) => {
+  it('an act: a count by outcome, a duration, and with actSpans a span of its own under the request\'s', async (t) => {
     const app = Fastify()
     t.after(() => app.close())
-    const telemetry = await instrument(app)
+    const telemetry = await instrument(app, true)
     let fail = false
     await app.register(gpt, { form: noteForm, rateLimit: false, act: async () => { if (fail) throw new Error('no'); return { ok: true } } } as unknown as GptOptions)
     assert.equal((await app.inject(post('/', '{"note":"a"}', { 'gpt-actor': 'probe/1' }))).statusCode, 200)
@@ -204,6 +204,17 @@ describe('fastify-gpt/otel: acts', () => {
     assert.deepEqual(counts.map((p) => [p.attributes['gpt.outcome'], p.value]).sort(), [['acted', 1], ['failed', 1]])
     const durations = await telemetry.points('gpt.act.duration')
     assert.equal(durations.reduce((sum, p) => sum + (p.value as { count: number }).count, 0), 2)
+  })
+
+  it('without actSpans, no act span: the request\'s span has the outcome', async (t) => {
+    const app = Fastify()
+    t.after(() => app.close())
+    const telemetry = await instrument(app)
+    await app.register(gpt, { form: noteForm, rateLimit: false, act: () => ({ ok: true }) } as unknown as GptOptions)
+    await app.inject(post('/', '{"note":"a"}'))
+    assert.deepEqual(telemetry.spans().filter((s) => s.name.startsWith('act ')), [])
+    assert.equal(requestSpans(telemetry)[0]?.attributes['gpt.outcome'], 'acted')
+    assert.deepEqual((await telemetry.points('gpt.acts')).map((p) => p.value), [1])
   })
 
   it('two apps in one process: each tells its own providers only', async (t) => {
@@ -232,7 +243,7 @@ describe('fastify-gpt/otel: acts', () => {
   })
 
   it('a bad option fails registration with a named error', async () => {
-    for (const [options, code] of [[{ tracerProvider: {} }, 'GPT_ERR_OPTION_INVALID'], [{ meterProvider: null }, 'GPT_ERR_OPTION_INVALID'], [{ meterprovider: {} }, 'GPT_ERR_OPTION_UNKNOWN']] as const) {
+    for (const [options, code] of [[{ tracerProvider: {} }, 'GPT_ERR_OPTION_INVALID'], [{ actSpans: 'yes' }, 'GPT_ERR_OPTION_INVALID'], [{ meterProvider: null }, 'GPT_ERR_OPTION_INVALID'], [{ meterprovider: {} }, 'GPT_ERR_OPTION_UNKNOWN']] as const) {
       const app = Fastify()
       app.register(otel, options as never)
       await assert.rejects(async () => { await app.ready() }, (error: { code?: string, message: string }) => error.code === code && error.message.includes('fastify-gpt/otel'))
