@@ -92,10 +92,12 @@ function onRefusal (message: unknown): void {
   instruments.refusals.add(1, labels)
   const span = requestSpan(refusal.request)
   if (span === undefined) return
-  span.setAttributes({ ...labels, [ATTR.outcome]: 'refused', [ATTR.errorType]: 'refused' })
-  if (refusal.schemaPath !== undefined) span.setAttribute(ATTR.schemaPath, refusal.schemaPath)
-  if (refusal.instancePath !== undefined) span.setAttribute(ATTR.instancePath, refusal.instancePath)
-  if (refusal.actor !== undefined) span.setAttribute(ATTR.actor, refusal.actor)
+  // Another object than the labels, which the meter may keep as a series' key.
+  const attributes: Attributes = { ...labels, [ATTR.outcome]: 'refused', [ATTR.errorType]: 'refused' }
+  if (refusal.schemaPath !== undefined) attributes[ATTR.schemaPath] = refusal.schemaPath
+  if (refusal.instancePath !== undefined) attributes[ATTR.instancePath] = refusal.instancePath
+  if (refusal.actor !== undefined) attributes[ATTR.actor] = refusal.actor
+  span.setAttributes(attributes)
 }
 
 const running = new WeakMap<ActContext, Running>()
