@@ -62,9 +62,12 @@ describe('fastify-gpt.refusal: one message per refused POST, at its stage', () =
       assert.equal(message.actor, 'probe/1')
       assert.equal(message.etag, (await app.inject('/')).headers.etag)
     }
-    const schema = seen.at(-1) as RefusalMessage
+    // No body and no Content-Type: Fastify runs no parser, yet it is an empty body, not the form's refusal.
+    assert.equal((await app.inject({ method: 'POST', url: '/' })).statusCode, 204)
+    assert.deepEqual([seen.at(-1)?.stage, seen.at(-1)?.keyword], ['parse', undefined])
+    const schema = seen.at(-2) as RefusalMessage
     assert.deepEqual([schema.keyword, schema.schemaPath, schema.instancePath], ['maximum', '#/properties/stars/maximum', '/stars'])
-    for (const message of seen.slice(0, -1)) assert.deepEqual([message.keyword, message.schemaPath, message.instancePath], [undefined, undefined, undefined])
+    for (const message of [...seen.slice(0, -2), ...seen.slice(-1)]) assert.deepEqual([message.keyword, message.schemaPath, message.instancePath], [undefined, undefined, undefined])
     const before = seen.length
     assert.equal((await app.inject(post('{"note":"fine"}'))).statusCode, 200)
     assert.equal(seen.length, before, 'an act is no refusal')

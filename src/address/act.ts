@@ -176,9 +176,10 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
     if (failing === 0) withoutOnSend(reply)
     const body = request.body
     if (body instanceof Refused) return reject(request, reply, body)
+    // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
+    if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
-    if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
 
     const actor = request.headers['gpt-actor']
     request.gptActor = typeof actor === 'string' ? actor : undefined
