@@ -8,17 +8,21 @@ import type { FastifyInstance } from 'fastify'
 
 const run = promisify(execFile)
 
-/** Sends raw bytes (each string is latin1, a byte a character) on one connection and collects what comes back until the server goes quiet. */
-function exchange (port: number, requests: string[], quiet = 150): Promise<string> {
+/**
+ * Sends raw bytes (each string is latin1, a byte a character) on one connection and collects what
+ * comes back until the server goes quiet for `quiet` ms after its last byte (or sends nothing for
+ * `first` ms): a loaded machine may take longer than `quiet` to answer at all.
+ */
+function exchange (port: number, requests: string[], quiet = 300, first = 5000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
     let received = ''
     let timer: NodeJS.Timeout | undefined
-    const settle = (): void => { clearTimeout(timer); timer = setTimeout(() => { socket.destroy(); resolve(received) }, quiet) }
-    socket.on('data', (chunk) => { received += chunk.toString('latin1'); settle() })
+    const settle = (ms: number): void => { clearTimeout(timer); timer = setTimeout(() => { socket.destroy(); resolve(received) }, ms) }
+    socket.on('data', (chunk) => { received += chunk.toString('latin1'); settle(quiet) })
     socket.on('error', reject)
     socket.on('close', () => { clearTimeout(timer); resolve(received) })
-    socket.on('connect', () => { for (const request of requests) socket.write(request, 'latin1'); settle() })
+    socket.on('connect', () => { for (const request of requests) socket.write(request, 'latin1'); settle(first) })
   })
 }
 
