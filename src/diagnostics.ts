@@ -68,7 +68,7 @@ export interface EditionMessage {
   readonly event: 'built' | 'stored' | 'refused'
   /** The stored version (0: never stored). */
   readonly version: number
-  /** The edition's entity tag, for `built` and `stored`. */
+  /** The edition's entity tag, for `built`. */
   readonly etag: string | undefined
   /** For `refused`: the named error's code and message. */
   readonly code: string | undefined
@@ -95,4 +95,18 @@ export function noteOutcome (request: object, outcome: Outcome): void {
 /** The outcome noted for `request`, else `fallback`. */
 export function outcomeOf (request: object, fallback: Outcome): Outcome {
   return noted.get(request) ?? fallback
+}
+
+/** Tells subscribers of `fastify-gpt.edition` of one event; `error` (for `refused`) a named error. */
+export function publishEdition (address: string, event: EditionMessage['event'], version: number, etag?: string, error?: unknown): void {
+  if (!editions.hasSubscribers) return
+  const { code, message } = (error ?? {}) as { code?: unknown, message?: unknown }
+  editions.publish({
+    address,
+    event,
+    version,
+    etag,
+    code: typeof code === 'string' ? code : undefined,
+    reason: error === undefined ? undefined : String(message ?? error)
+  } satisfies EditionMessage)
 }

@@ -7,9 +7,10 @@ import { connect } from 'node:net'
 import { once } from 'node:events'
 import { describe, it, type TestContext } from 'node:test'
 import Fastify from 'fastify'
-import gpt, { type GptOptions } from '../src/index.ts'
+import gpt, { type GptAddress, type GptOptions, type SharedGptAddress } from '../src/index.ts'
 import mcp from '../src/mcp/index.ts'
-import { ACTOR_LENGTH, type ActContext, type RefusalMessage } from '../src/diagnostics.ts'
+import { ACTOR_LENGTH, type ActContext, type EditionMessage, type RefusalMessage } from '../src/diagnostics.ts'
+import { redisServer } from './helpers/redis.ts'
 import { host, noteForm } from './helpers/host.ts'
 
 /** Every message of `fastify-gpt.refusal` while the test runs. */
@@ -232,3 +233,57 @@ describe('the MCP bridge and job control acts publish as POST does', () => {
     assert.equal(seen[0]?.etag, job.headers.etag)
   })
 })
+
+/** Every message of `fastify-gpt.edition` while the test runs, without the request-free noise of other tests. */
+function editionEvents (t: TestContext, address: string): EditionMessage[] {
+  const seen: EditionMessage[] = []
+  const listener = (message: unknown): void => { if ((message as EditionMessage).address === address) seen.push(message as EditionMessage) }
+  channel('fastify-gpt.edition').subscribe(listener)
+  t.after(() => channel('fastify-gpt.edition').unsubscribe(listener))
+  return seen
+}
+
+describe('fastify-gpt.edition', () => {
+  it('local: built at registration and on each update, with the arrival\'s tag; an update refused, with its named error', async (t) => {
+    const seen = editionEvents(t, '/ed')
+    let handle: GptAddress | undefined
+    const app = Fastify()
+    t.after(() => app.close())
+    await app.register(gpt, { prefix: '/ed', form: noteForm, rateLimit: false, act: () => 1, onAddress: (a: GptAddress) => { handle = a } } as unknown as GptOptions)
+    await app.ready()
+    const address = handle as GptAddress
+    address.update({ prompt: 'Again.' })
+    assert.throws(() => { address.update({ form: { type: 'nonsense' } }) }, { code: 'GPT_ERR_FORM_INVALID' })
+    const tag = (await app.inject('/ed')).headers.etag
+    assert.deepEqual(seen.map((m) => [m.event, m.version, m.code]), [['built', 0, undefined], ['built', 1, undefined], ['refused', 1, 'GPT_ERR_FORM_INVALID']])
+    assert.equal(seen[1]?.etag, tag)
+    assert.match(seen[2]?.reason as string, /not a valid JSON Schema/)
+  })
+
+  it('shared: stored, then built; an update refused, with its named error', async (t) => {
+    const redis = await redisServer()
+    const seen = editionEvents(t, '/shared')
+    let handle: SharedGptAddress | undefined
+    const app = Fastify()
+    t.after(async () => {
+      await app.close()
+      await redis.stop()
+    })
+    await app.register(gpt, {
+      prefix: '/shared',
+      form: noteForm,
+      rateLimit: false,
+      share: { redis: redis.client() },
+      act: () => 1,
+      onAddress: (a: SharedGptAddress) => { handle = a }
+    } as unknown as GptOptions)
+    await app.ready()
+    await (handle as SharedGptAddress).update({ prompt: 'Shared.' })
+    const events = seen.map((m) => `${m.event} ${m.version}`)
+    assert.deepEqual(events.slice(-2), ['stored 2', 'built 2'])
+    assert.ok(events.includes('stored 1'), events.join(', '))
+    await assert.rejects((handle as SharedGptAddress).update({ form: { type: 'nonsense' } }), { code: 'GPT_ERR_FORM_INVALID' })
+    assert.deepEqual([seen.at(-1)?.event, seen.at(-1)?.code], ['refused', 'GPT_ERR_FORM_INVALID'])
+  })
+})
+

@@ -1,6 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { buildArrival, type Arrival } from './arrival.ts'
+import { publishEdition } from '../diagnostics.ts'
 import { SharedEditions, type Holder, type Versioned } from './editions.ts'
 import { portable } from './editions-judge.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
@@ -69,6 +70,7 @@ export class Address implements GptAddress, Holder<Edition> {
     this.path = settings.path
     this.#settings = settings
     this.current = buildEdition(settings.content, settings, 0)
+    publishEdition(this.path, 'built', 0, this.current.arrival.json.etag)
   }
 
   get form (): Content['form'] { return this.current.content.form }
@@ -92,7 +94,14 @@ export class Address implements GptAddress, Holder<Edition> {
   update (change: Update): Promise<void>
   update (change: Update): void | Promise<void> {
     if (this.#shared !== undefined) return this.#shared.update(change)
-    this.serve(this.next(change, this.current.content, this.current.version + 1))
+    let next: Edition
+    try {
+      next = this.next(change, this.current.content, this.current.version + 1)
+    } catch (error) {
+      publishEdition(this.path, 'refused', this.current.version, undefined, error)
+      throw error
+    }
+    this.serve(next)
   }
 
   next (change: unknown, base: Content, version: number): Edition {
@@ -117,6 +126,7 @@ export class Address implements GptAddress, Holder<Edition> {
 
   serve (edition: Edition): void {
     this.current = edition
+    publishEdition(this.path, 'built', edition.version, edition.arrival.json.etag)
     for (const watcher of this.#watchers) watcher()
   }
 
@@ -129,6 +139,7 @@ export class Address implements GptAddress, Holder<Edition> {
   rearrive (): void {
     const current = this.current
     this.current = Object.freeze({ ...current, arrival: buildArrival(current.content, this.#settings, current.runtimes) })
+    publishEdition(this.path, 'built', current.version, this.current.arrival.json.etag)
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { judge, type PortableSettings } from './editions-judge.ts'
+import { publishEdition } from '../diagnostics.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
 import { storedBytes } from '../limits.ts'
 import type { SharedRedis, ShareSettings } from './share.ts'
@@ -290,7 +291,13 @@ export class SharedEditions<E extends Versioned> {
   }
 
   #fail (batch: readonly Pending[], error: unknown): void {
-    for (const { reject } of batch) reject(error)
+    for (const pending of batch) this.#reject(pending, error)
+  }
+
+  /** Refuses one update: its caller's promise rejects with the named error. */
+  #reject (pending: Pending, error: unknown): void {
+    publishEdition(this.#holder.path, 'refused', this.#holder.current.version, undefined, error)
+    pending.reject(error)
   }
 
   /**
@@ -308,7 +315,7 @@ export class SharedEditions<E extends Versioned> {
         if (next.form !== content.form) built = this.#holder.build(next, version)
         content = next
       } catch (error) {
-        batch.splice(i--, 1)[0]!.reject(error)
+        this.#reject(batch.splice(i--, 1)[0]!, error)
       }
     }
     if (batch.length === 0) return undefined
@@ -324,7 +331,7 @@ export class SharedEditions<E extends Versioned> {
           composed = this.#checked(next, version)
           content = next
         } catch (error) {
-          batch.splice(i--, 1)[0]!.reject(error)
+          this.#reject(batch.splice(i--, 1)[0]!, error)
         }
       }
       return composed
@@ -356,6 +363,7 @@ export class SharedEditions<E extends Versioned> {
     this.#observed = { version: String(version), token }
     this.#known = Math.max(this.#known, version)
     this.#base = undefined
+    publishEdition(this.#holder.path, 'stored', version)
     return undefined
   }
 
@@ -424,6 +432,7 @@ export class SharedEditions<E extends Versioned> {
 
   #refuse (version: number, token: string, error: unknown): void {
     this.#refused = { version, token }
+    publishEdition(this.#holder.path, 'refused', version, undefined, error)
     this.#log.error({ address: this.#holder.path, version, err: error }, 'gpt: the shared edition is refused here; serving the last one, and updates store above it')
   }
 
