@@ -286,4 +286,3 @@ describe('fastify-gpt.edition', () => {
     assert.deepEqual([seen.at(-1)?.event, seen.at(-1)?.code], ['refused', 'GPT_ERR_FORM_INVALID'])
   })
 })
-
