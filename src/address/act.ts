@@ -13,7 +13,7 @@ import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
-import { headerNames, headersOf, removeHeader } from './fastify-internals.ts'
+import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +37,7 @@ function rejecter (explain: boolean, address: Address): Reject {
     return (request, reply, refused) => {
       request.log.debug({ reason: refused.reason }, 'gpt: act rejected')
       publishRefusal(refused, () => sourceOf(address, request))
+      closeIfUnread(request, reply)
       return reply.code(204).send()
     }
   }
@@ -44,6 +45,7 @@ function rejecter (explain: boolean, address: Address): Reject {
     const { reason, errors } = refused
     request.log.debug({ reason }, 'gpt: act rejected')
     publishRefusal(refused, () => sourceOf(address, request))
+    closeIfUnread(request, reply)
     // An array of thousands of wrong items fails thousands of times: the first ones say enough.
     const all = Array.isArray(errors) ? errors : undefined
     const shown = all !== undefined && all.length > EXPLAINED ? { errors: all.slice(0, EXPLAINED), omitted: all.length - EXPLAINED } : { errors }
@@ -169,6 +171,9 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
 function actHandler (settings: Settings, address: Address, reject: Reject) {
   const { act, actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+    // Where the route has no hook but the act's onSend, it comes off while no failed act is on
+    // its way through the error path (see actSend): every other answer is made here.
+    if (failing === 0) withoutOnSend(reply)
     const body = request.body
     if (body instanceof Refused) return reject(request, reply, body)
     // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
@@ -191,6 +196,8 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
 interface Failure {
   readonly status: 500 | 503
   readonly headers: ReturnType<FastifyReply['getHeaders']>
+  /** Its answer has passed actSend once (and left `failing`). */
+  answered: boolean
 }
 
 /** The acts that failed and went to Fastify's error path, until their bare answer is sent. */
@@ -233,6 +240,7 @@ class Outcome {
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
+    if (onSendOff(reply)) quiet(reply) // else actSend does (off: only the act itself can have set one)
     return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
   }
 
@@ -259,9 +267,11 @@ class Outcome {
     throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
   }
 
-  /** Marks the act failed: actSend gives its answer. */
+  /** Marks the act failed, and puts the act's onSend back on its route for the answer to come. */
   #failing (status: 500 | 503): void {
-    failures.set(this.#request, { status, headers: this.#headers })
+    failures.set(this.#request, { status, headers: this.#headers, answered: false })
+    failing++
+    restoreOnSend(this.#reply, actSend)
   }
 }
 
@@ -279,17 +289,26 @@ function errorOf (thrown: unknown): Error | undefined {
 }
 
 /**
+ * Failed acts between their failure and their answer. While any is, no act's route loses its
+ * onSend: the answer a host's error handler makes for it must pass through actSend. (One that
+ * never reaches actSend only keeps the hook on, which costs time, not correctness.)
+ */
+let failing = 0
+
+/**
  * The act's own onSend: after a failed act, whatever the error handler answered, the client gets
  * the bare 500 (or 503) with the headers from before the act; after a body that stopped
  * arriving, whatever answers it (a rejection, a 412, a host's hook) adds `connection: close`, so
- * Node closes the connection once the answer is written instead of waiting for the rest. It
- * runs for every answer: taking it off the route where it is the only hook saved nothing measurable
- * (docs/decisions.md, "The act's onSend stays on").
+ * Node closes the connection once the answer is written instead of waiting for the rest. Where
+ * the route has no other hook, it comes off the route (withoutOnSend): the handler's answers do
+ * the same themselves, and a failure puts it back.
  */
 function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   quiet(reply)
   const failure = failures.get(request)
   if (failure !== undefined) {
+    if (!failure.answered) failing--
+    failure.answered = true
     for (const name of headerNames(reply)) {
       if (!Object.hasOwn(failure.headers, name)) removeHeader(reply, name)
     }

@@ -70,7 +70,18 @@ export function withoutOnSend (reply: FastifyReply): boolean {
   return true
 }
 
+/** Whether `reply`'s route runs no onSend hook now (withoutOnSend took the caller's off). */
+export function onSendOff (reply: FastifyReply): boolean {
+  return hooksOf(reply)?.['onSend'] === null
+}
+
 const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']
+
+/** Puts `hook` back as the only onSend hook of `reply`'s route, where withoutOnSend took it off. */
+export function restoreOnSend (reply: FastifyReply, hook: unknown): void {
+  const settled = hooksOf(reply)
+  if (settled !== undefined && settled['onSend'] === null) settled['onSend'] = [hook]
+}
 
 const HOOKS = symbols['kHooks']
 
