@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import { judge, type PortableSettings } from './editions-judge.ts'
 import { publishEdition } from '../diagnostics.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
 import { storedBytes } from '../limits.ts'
-import type { SharedRedis, ShareSettings } from './share.ts'
+import type { ShareSettings } from './share.ts'
+import { EditionStore, type Stored } from './editions-store.ts'
 import { ready, Subscriber } from './subscriber.ts'
 import type { Content, Message } from '../types.ts'
 
@@ -35,42 +35,8 @@ export interface Holder<E extends Versioned> {
  */
 export const MAX_VERSION = 2 ** 48
 
-// What is stored, as {version, token, content}, '' for a missing field; over ARGV's limit, the
-// content's size in bytes instead of the content, so a huge edition never crosses the network.
-const STATE = `
-local function state (key, limit)
-  local stored = redis.call('HMGET', key, 'version', 'token')
-  local size = redis.call('HSTRLEN', key, 'content')
-  if size > limit then return {stored[1] or '', stored[2] or '', size} end
-  return {stored[1] or '', stored[2] or '', redis.call('HGET', key, 'content') or ''}
-end
-`
-// KEYS: the edition's hash. ARGV: the most content bytes read.
-const READ = `${STATE}return state(KEYS[1], tonumber(ARGV[1]))`
-
-// A compare-and-set: stores the new version with its content and token only if the version and
-// token stored are still those the update was based on (the token tells apart two editions of one
-// version, as after a key is lost), and announces it. A conflict answers with what is stored,
-// unless the stored edition is this very update, whose reply was lost and command sent again.
-const PUT = `${STATE}
-local key = KEYS[1]
-local baseVersion, baseToken, version, content, token, limit = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], tonumber(ARGV[6])
-local stored = redis.call('HMGET', key, 'version', 'token')
-if (stored[1] or '') == baseVersion and (stored[2] or '') == baseToken then
-  redis.call('HSET', key, 'version', version, 'content', content, 'token', token)
-  redis.call('PUBLISH', key, version)
-  return {1}
-end
-if stored[2] == token then return {1} end
-local now = state(key, limit)
-return {0, now[1], now[2], now[3]}`
-
-/** What is stored: the content, or its size when above what the instance reads (storedBytes). */
-interface Stored {
-  readonly version: string
-  readonly token: string
-  readonly content: string | number
-}
+/** Where an address's shared editions stand: taking the stored edition (start()), serving, or closed. */
+type Phase = 'starting' | 'serving' | 'closed'
 
 /** Why the stored edition cannot be built on: the instance then stores the one it serves above it. */
 type Problem = 'missing' | 'absurd' | 'lower'
@@ -109,16 +75,10 @@ const isVersion = (raw: string): boolean => /^[1-9][0-9]{0,14}$/.test(raw) && Nu
  * judged off the event loop (src/address/editions-judge.ts) unless its form is the one already served.
  */
 export class SharedEditions<E extends Versioned> {
-  readonly #redis: SharedRedis
-  readonly #key: string
+  readonly #store: EditionStore
   readonly #holder: Holder<E>
   readonly #log: FastifyBaseLogger
   readonly #settings: PortableSettings
-  /**
-   * The most bytes of stored content this instance reads (storedBytes: the largest edition within
-   * its limits): a larger edition stays in Redis, refused, and is never sent to the instance.
-   */
-  readonly #most: number
   #subscriber: Subscriber | undefined
   /** The stored version and token as last seen: what the next compare-and-set expects. */
   #observed = { version: '', token: '' }
@@ -129,33 +89,32 @@ export class SharedEditions<E extends Versioned> {
   /** The last stored edition refused here, logged once. */
   #refused = { version: 0, token: '' }
   #pending: Pending[] = []
-  #dirty = false
-  #repairWanted = false
-  #running = false
-  #closed = false
-  #started = false
+  /** Where the editions stand: before start() has taken the stored edition, serving, or closed. */
+  #phase: Phase = 'starting'
+  /** Whether a run (#run) is under way: one at a time. */
+  #loop: 'idle' | 'running' = 'idle'
+  /** Work for the next run besides the queued updates: a read (notified, or resynced), a repair. */
+  readonly #wanted = { read: false, repair: false }
   #form: { readonly form: object, readonly text: string } | undefined
   /** The content of the stored edition last seen, when it was taken as a base without being served. */
   #base: Content | undefined
 
   constructor (share: ShareSettings, holder: Holder<E>, log: FastifyBaseLogger, settings: PortableSettings) {
-    this.#redis = share.redis
-    this.#key = share.key
+    this.#store = new EditionStore(share.redis, share.key, storedBytes(settings.limits))
     this.#holder = holder
     this.#log = log
     this.#settings = settings
-    this.#most = storedBytes(settings.limits)
   }
 
   /** Takes the stored edition, or stores the address's own as the first (by compare-and-set, so instances starting together agree). */
   async start (): Promise<void> {
     // The client reconnects by itself; `ready` resynchronizes.
-    const subscriber = new Subscriber(this.#redis, this.#key, this.#onMessage)
+    const subscriber = new Subscriber(this.#store.redis, this.#store.key, this.#onMessage)
     this.#subscriber = subscriber
     judge.acquire()
     try {
-      await Promise.all([ready(this.#redis), subscriber.start()])
-      let stored: Stored | undefined = await this.#read()
+      await Promise.all([ready(this.#store.redis), subscriber.start()])
+      let stored: Stored | undefined = await this.#store.read()
       while (stored !== undefined) {
         if (isVersion(stored.version)) {
           await this.#learn(stored, true, true)
@@ -170,19 +129,19 @@ export class SharedEditions<E extends Versioned> {
       await this.close()
       throw isNamed(error) ? error : this.#notStored(error)
     }
-    this.#redis.on('ready', this.#resync)
+    this.#store.redis.on('ready', this.#resync)
     // Subscribed again after a reconnection (following the client's own resubscription), so
     // what the resync reads is at least as new as every notification missed.
     subscriber.resubscribed(this.#resync)
-    this.#started = true
-    if (this.#dirty) this.#kick() // notified while starting
+    this.#phase = 'serving'
+    if (this.#wanted.read) this.#kick() // notified while starting
   }
 
   async close (): Promise<void> {
-    if (this.#closed) return
-    this.#closed = true
+    if (this.#phase === 'closed') return
+    this.#phase = 'closed'
     judge.release()
-    this.#redis.off('ready', this.#resync)
+    this.#store.redis.off('ready', this.#resync)
     await this.#subscriber?.close()
   }
 
@@ -195,27 +154,27 @@ export class SharedEditions<E extends Versioned> {
   }
 
   #kick (): void {
-    if (this.#running) return
-    this.#running = true
+    if (this.#loop === 'running') return
+    this.#loop = 'running'
     this.#run().catch((error: unknown) => {
       /* c8 ignore next: #flush and #refresh settle every caller and catch Redis's errors themselves; this keeps a throw no test can cause from ending the process as an unhandled rejection */
       this.#log.error({ address: this.#holder.path, err: error }, 'gpt: shared editions failed')
     }).finally(() => {
-      this.#running = false
-      if (this.#dirty || this.#pending.length > 0 || this.#repairWanted) this.#kick()
+      this.#loop = 'idle'
+      if (this.#wanted.read || this.#pending.length > 0 || this.#wanted.repair) this.#kick()
     })
   }
 
   /** One thing at a time: the queued updates (or a repair), else a read wanted since the last store, else done. */
   async #run (): Promise<void> {
     for (;;) {
-      if (this.#pending.length > 0 || this.#repairWanted) {
+      if (this.#pending.length > 0 || this.#wanted.repair) {
         // Before any read: a conflict answers with what is stored, and a store serves a newer edition.
-        this.#repairWanted = false
+        this.#wanted.repair = false
         await this.#flush(this.#pending.splice(0))
-        if (this.#base !== undefined) this.#dirty = true // a stored edition taken as a base but not stored upon: served by a read
-      } else if (this.#dirty) {
-        this.#dirty = false
+        if (this.#base !== undefined) this.#wanted.read = true // a stored edition taken as a base but not stored upon: served by a read
+      } else if (this.#wanted.read) {
+        this.#wanted.read = false
         await this.#refresh()
       } else return
     }
@@ -224,8 +183,8 @@ export class SharedEditions<E extends Versioned> {
   /** Stores `batch` applied to the latest edition, by one compare-and-set; on conflict, again on what is stored. */
   async #flush (batch: Pending[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      if (this.#redis.status !== 'ready') {
-        return this.#fail(batch, new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `Redis is ${this.#redis.status}`))
+      if (this.#store.redis.status !== 'ready') {
+        return this.#fail(batch, new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `Redis is ${this.#store.redis.status}`))
       }
       const problem = this.#problem(this.#observed.version)
       let stored: Stored | undefined
@@ -339,7 +298,7 @@ export class SharedEditions<E extends Versioned> {
   }
 
   /**
-   * `content` ready to store: within this.#most (storedBytes) and, if its form is not the one served,
+   * `content` ready to store: within this.#store.most (storedBytes) and, if its form is not the one served,
    * built (a form may be refused). A change of p or m only cannot be refused once it applies, so
    * its edition is built once stored: the time between reading and storing stays short.
    */
@@ -347,8 +306,8 @@ export class SharedEditions<E extends Versioned> {
     const text = contentText(content)
     const bytes = Buffer.byteLength(text)
     /* c8 ignore next 3: content within the limits (checked by apply) is never above storedBytes (limits.ts), so no test can reach this; it keeps an edition every instance would refuse from being stored if the two ever disagree */
-    if (bytes > this.#most) {
-      throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${this.#most} bytes every instance reads`)
+    if (bytes > this.#store.most) {
+      throw new GPT_ERR_EDITION_NOT_STORED(this.#holder.path, `the edition would be ${bytes} bytes, above the ${this.#store.most} bytes every instance reads`)
     }
     const edition = built ?? (content.form === this.#holder.current.content.form ? undefined : this.#holder.build(content, version))
     return { content, text, edition }
@@ -356,11 +315,9 @@ export class SharedEditions<E extends Versioned> {
 
   /** Stores `text` as `version` if what was last seen is still stored: answers undefined, or else what is stored. */
   async #put (text: string, version: number): Promise<Stored | undefined> {
-    const token = randomUUID()
-    const reply = await this.#redis.eval(PUT, 1, this.#key, this.#observed.version, this.#observed.token, version,
-      text, token, this.#most) as [number, string?, string?, (string | number)?]
-    if (reply[0] !== 1) return { version: reply[1] ?? '', token: reply[2] ?? '', content: reply[3] ?? '' }
-    this.#observed = { version: String(version), token }
+    const put = await this.#store.put(text, version, this.#observed)
+    if ('conflict' in put) return put.conflict
+    this.#observed = put.stored
     this.#known = Math.max(this.#known, version)
     this.#base = undefined
     publishEdition(this.#holder.path, 'stored', version)
@@ -368,26 +325,21 @@ export class SharedEditions<E extends Versioned> {
   }
 
   #onMessage = (channel: string, message: string): void => {
-    if (channel !== this.#key || message === this.#observed.version || this.#closed) return
-    this.#dirty = true
-    if (this.#started) this.#kick() // else once started: start reads what is stored itself
+    if (channel !== this.#store.key || message === this.#observed.version || this.#phase === 'closed') return
+    this.#wanted.read = true
+    if (this.#phase === 'serving') this.#kick() // else once started: start reads what is stored itself
   }
 
   /** Reads and serves the stored edition; one lost or gone back is repaired with the edition served. */
   async #refresh (): Promise<void> {
     let stored: Stored
     try {
-      stored = await this.#read()
+      stored = await this.#store.read()
     } catch (error) {
       this.#log.warn({ address: this.#holder.path, err: error }, 'gpt: could not read the shared edition')
       return
     }
-    if (await this.#learn(stored, true) !== undefined) this.#repairWanted = true
-  }
-
-  async #read (): Promise<Stored> {
-    const [version, token, content] = await this.#redis.eval(READ, 1, this.#key, this.#most) as [string, string, string | number]
-    return { version, token, content }
+    if (await this.#learn(stored, true) !== undefined) this.#wanted.repair = true
   }
 
   /**
@@ -407,7 +359,7 @@ export class SharedEditions<E extends Versioned> {
     if ((number === this.#holder.current.version && token === this.#token) || (number === this.#refused.version && token === this.#refused.token)) return
     try {
       if (typeof content === 'number') {
-        throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, `edition ${number} is ${content} bytes, above the ${this.#most} an instance reads`)
+        throw new GPT_ERR_EDITION_REFUSED(this.#holder.path, `edition ${number} is ${content} bytes, above the ${this.#store.most} an instance reads`)
       }
       const same = this.#sameForm(content)
       if (same !== undefined) {
@@ -468,8 +420,8 @@ export class SharedEditions<E extends Versioned> {
 
   // After a reconnection: missed notifications are read now, and an edition Redis lost is put back.
   #resync = (): void => {
-    if (this.#closed) return
-    this.#dirty = true
+    if (this.#phase === 'closed') return
+    this.#wanted.read = true
     this.#kick()
   }
 
