@@ -2,7 +2,8 @@ import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { FastifyBaseLogger } from 'fastify'
 import { buildArrival, type Arrival } from './arrival.ts'
 import { publishEdition } from '../diagnostics.ts'
-import { SharedEditions, type Holder, type Versioned } from './editions.ts'
+import { SharedEditions, type Holder } from './editions.ts'
+import { LocalEditions, type Editions, type Versioned } from './editions-local.ts'
 import { portable } from './editions-judge.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { compileForm } from '../form/compile.ts'
@@ -63,7 +64,8 @@ export class Address implements GptAddress, Holder<Edition> {
   readonly path: string
   current: Edition
   readonly #settings: Settings
-  #shared: SharedEditions<Edition> | undefined
+  /** Local until share() takes the shared ones. */
+  #editions: Editions = new LocalEditions(this)
   readonly #watchers: Array<() => void> = []
 
   constructor (settings: Settings) {
@@ -83,25 +85,17 @@ export class Address implements GptAddress, Holder<Edition> {
     if (this.#settings.share === undefined) return
     const shared = new SharedEditions(this.#settings.share, this, log, portable(this.#settings))
     await shared.start()
-    this.#shared = shared
+    this.#editions = shared
   }
 
   async close (): Promise<void> {
-    await this.#shared?.close()
+    await this.#editions.close()
   }
 
   update (change: Update): void
   update (change: Update): Promise<void>
   update (change: Update): void | Promise<void> {
-    if (this.#shared !== undefined) return this.#shared.update(change)
-    let next: Edition
-    try {
-      next = this.next(change, this.current.content, this.current.version + 1)
-    } catch (error) {
-      publishEdition(this.path, 'refused', this.current.version, undefined, error)
-      throw error
-    }
-    this.serve(next)
+    return this.#editions.update(change)
   }
 
   next (change: unknown, base: Content, version: number): Edition {

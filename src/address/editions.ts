@@ -6,14 +6,9 @@ import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.t
 import { storedBytes } from '../limits.ts'
 import type { ShareSettings } from './share.ts'
 import { EditionStore, type Stored } from './editions-store.ts'
+import type { Editions, Versioned } from './editions-local.ts'
 import { ready, Subscriber } from './subscriber.ts'
 import type { Content, Message } from '../types.ts'
-
-/** One edition as the address serves it: its content, and the stored version it is (0: never stored). */
-export interface Versioned {
-  readonly version: number
-  readonly content: Content
-}
 
 /** What the address lets its shared editions do: build editions without serving them, and serve one. */
 export interface Holder<E extends Versioned> {
@@ -74,7 +69,7 @@ const isVersion = (raw: string): boolean => /^[1-9][0-9]{0,14}$/.test(raw) && Nu
  * stored by one compare-and-set. What is read is untrusted: bounded in size by the script, and
  * judged off the event loop (src/address/editions-judge.ts) unless its form is the one already served.
  */
-export class SharedEditions<E extends Versioned> {
+export class SharedEditions<E extends Versioned> implements Editions {
   readonly #store: EditionStore
   readonly #holder: Holder<E>
   readonly #log: FastifyBaseLogger
