@@ -50,7 +50,7 @@ export interface RefusalMessage {
  * its synchronous part returns, `asyncStart` and `asyncEnd` when a promise it returned settles,
  * `error` when it failed; `outcome` is set before `end` (a plain result) or `asyncStart`.
  */
-export interface ActContext {
+export interface ActTrace {
   readonly address: string
   readonly etag: string | undefined
   readonly actor: string | undefined
@@ -77,7 +77,7 @@ export interface EditionMessage {
 
 export const refusals = channel('fastify-gpt.refusal')
 export const editions = channel('fastify-gpt.edition')
-export const acts = tracingChannel<unknown, ActContext>('fastify-gpt.act')
+export const acts = tracingChannel<unknown, ActTrace>('fastify-gpt.act')
 
 /** GPT-Actor as a message carries it: a string, cut to ACTOR_LENGTH. */
 export function actorOf (value: unknown): string | undefined {

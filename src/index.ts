@@ -95,6 +95,7 @@ export type {
 } from './address/options.ts'
 export type { ShareOptions, SharedRedis } from './address/share.ts'
 export type { Json, JsonObject } from './form/compile.ts'
+export type { ActTrace, EditionMessage, Outcome, RefusalMessage, Stage, Via } from './diagnostics.ts'
 export { withLinks } from './links/result.ts'
 export type { Link, LinkOption } from './links/option.ts'
 // Keeps act.ts's `request.gptActor` declaration reachable from the package's types (index.d.ts).

@@ -9,7 +9,7 @@ import { describe, it, type TestContext } from 'node:test'
 import Fastify from 'fastify'
 import gpt, { type GptAddress, type GptOptions, type SharedGptAddress } from '../src/index.ts'
 import mcp from '../src/mcp/index.ts'
-import { ACTOR_LENGTH, type ActContext, type EditionMessage, type RefusalMessage } from '../src/diagnostics.ts'
+import { ACTOR_LENGTH, type ActTrace, type EditionMessage, type RefusalMessage } from '../src/diagnostics.ts'
 import { redisServer } from './helpers/redis.ts'
 import { host, noteForm } from './helpers/host.ts'
 
@@ -23,10 +23,10 @@ function refusals (t: TestContext): RefusalMessage[] {
 }
 
 /** Every event of `tracing:fastify-gpt.act:*`, in order, with the outcome the context had then. */
-function traces (t: TestContext): Array<{ event: string, outcome: string | undefined, context: ActContext }> {
-  const seen: Array<{ event: string, outcome: string | undefined, context: ActContext }> = []
+function traces (t: TestContext): Array<{ event: string, outcome: string | undefined, context: ActTrace }> {
+  const seen: Array<{ event: string, outcome: string | undefined, context: ActTrace }> = []
   const at = (event: string) => (message: unknown): void => {
-    const context = message as ActContext
+    const context = message as ActTrace
     seen.push({ event, outcome: context.outcome, context })
   }
   const handlers = { start: at('start'), end: at('end'), asyncStart: at('asyncStart'), asyncEnd: at('asyncEnd'), error: at('error') }
@@ -120,7 +120,7 @@ describe('tracing:fastify-gpt.act', () => {
     const seen = traces(t)
     await app.inject(post('{"note":"a"}', { 'gpt-actor': 'probe/2' }))
     assert.deepEqual(seen.map((e) => [e.event, e.outcome]), [['start', undefined], ['end', 'acted']])
-    const { address, etag, actor, via } = seen[0]?.context as ActContext
+    const { address, etag, actor, via } = seen[0]?.context as ActTrace
     assert.deepEqual({ address, actor, via }, { address: '/', actor: 'probe/2', via: 'http' })
     assert.equal(etag, (await app.inject('/')).headers.etag)
     seen.length = 0

@@ -4,7 +4,7 @@
 // (src/address/act.ts); the MCP bridge (src/mcp/) calls them in the same order on a call's
 // arguments. One copy of each stage, so the two cannot drift.
 import type { ErrorObject } from 'ajv/dist/2020.js'
-import { actorOf, acts, outcomeOf, refusals, type ActContext, type Stage, type Via } from '../diagnostics.ts'
+import { actorOf, acts, outcomeOf, refusals, type ActTrace, type Stage, type Via } from '../diagnostics.ts'
 import { GPT_ERR_ACT_TIMEOUT } from '../errors.ts'
 import { matches } from '../fields.ts'
 import type { Edition } from './address.ts'
@@ -168,7 +168,7 @@ function run (act: () => unknown, actTimeout: number | undefined): Settled | Pro
  * publish: start (with the channel's bound stores), then end; a promise's settling then asyncStart
  * and asyncEnd; error before those where it failed. `run` never throws: invoke catches.
  */
-function traced (context: ActContext, run: () => Settled | Promise<Settled>, actTimeout: number | undefined): Settled | Promise<Settled> {
+function traced (context: ActTrace, run: () => Settled | Promise<Settled>, actTimeout: number | undefined): Settled | Promise<Settled> {
   return acts.start.runStores(context, () => {
     const settled = run()
     if (settled instanceof Promise) {
@@ -187,7 +187,7 @@ function traced (context: ActContext, run: () => Settled | Promise<Settled>, act
 }
 
 /** Sets the context's outcome (and error) from how the act settled: whether it failed. */
-function ended (context: ActContext, settled: Settled, actTimeout: number | undefined): boolean {
+function ended (context: ActTrace, settled: Settled, actTimeout: number | undefined): boolean {
   if (settled !== LATE && settled.ok) {
     context.outcome = outcomeOf(context.request, 'acted')
     return context.outcome === 'failed'

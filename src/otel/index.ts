@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import { context, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api'
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { acts, refusals, type ActContext, type RefusalMessage } from '../diagnostics.ts'
+import { acts, refusals, type ActTrace, type RefusalMessage } from '../diagnostics.ts'
 import { GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 
 export interface OtelOptions {
@@ -100,17 +100,17 @@ function onRefusal (message: unknown): void {
   span.setAttributes(attributes)
 }
 
-const running = new WeakMap<ActContext, Running>()
+const running = new WeakMap<ActTrace, Running>()
 
 function onStart (message: unknown): void {
-  const act = message as ActContext
+  const act = message as ActTrace
   const instruments = instrumentsFor(act.request)
   if (instruments === undefined) return
   running.set(act, { started: performance.now(), span: instruments.tracer === undefined ? undefined : actSpan(instruments.tracer, act) })
 }
 
 /** The act's own span, under its request's. */
-function actSpan (tracer: NonNullable<Instruments['tracer']>, act: ActContext): Span {
+function actSpan (tracer: NonNullable<Instruments['tracer']>, act: ActTrace): Span {
   const parent = requestSpan(act.request)
   const attributes: Attributes = { [ATTR.address]: act.address, [ATTR.via]: act.via }
   if (act.actor !== undefined) attributes[ATTR.actor] = act.actor
@@ -120,7 +120,7 @@ function actSpan (tracer: NonNullable<Instruments['tracer']>, act: ActContext): 
 
 /** `end` of a plain result, or `asyncEnd` of a promise: the act's outcome is known. */
 function onEnd (message: unknown): void {
-  const act = message as ActContext
+  const act = message as ActTrace
   const traced = running.get(act)
   if (traced === undefined || act.outcome === undefined) return // a promise: asyncEnd comes
   running.delete(act)
