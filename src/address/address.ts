@@ -1,10 +1,10 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import type { FastifyBaseLogger } from 'fastify'
-import { buildArrival, type Arrival } from './arrival.ts'
 import { publishEdition } from '../diagnostics.ts'
-import { SharedEditions, type Holder } from './editions.ts'
-import { LocalEditions, type Editions, type Versioned } from './editions-local.ts'
+import { buildArrival, type Arrival } from './arrival.ts'
+import { LocalEditions, type Editions, type Holder, type Versioned } from './editions.ts'
 import { portable } from './editions-judge.ts'
+import { SharedEditions } from './editions-shared.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { compileForm } from '../form/compile.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
@@ -64,7 +64,7 @@ export class Address implements GptAddress, Holder<Edition> {
   readonly path: string
   current: Edition
   readonly #settings: Settings
-  /** Local until share() takes the shared ones. */
+  /** Local until `share` takes the editions shared through Redis. */
   #editions: Editions = new LocalEditions(this)
   readonly #watchers: Array<() => void> = []
 
@@ -96,12 +96,6 @@ export class Address implements GptAddress, Holder<Edition> {
   update (change: Update): Promise<void>
   update (change: Update): void | Promise<void> {
     return this.#editions.update(change)
-  }
-
-  next (change: unknown, base: Content, version: number): Edition {
-    const resolved = typeof change === 'function' ? (change as (current: Content) => unknown)(base) : change
-    checkChange(resolved, this.path)
-    return buildEdition(resolveContent(resolved, base, this.path, this.#settings.limits), this.#settings, version, this.current)
   }
 
   apply (change: unknown, base: Content): Content {
