@@ -125,6 +125,13 @@ export interface Refusal {
   readonly finding?: { readonly rule: string, readonly pointer: string, readonly message: string }
 }
 
+/**
+ * A decoder's bodies, how many walks were dropped at the token bound, and those its sampler gave
+ * up on (with the first one's words); or why the converter refused the form.
+ */
+export type Walked = { readonly texts: string[], readonly dropped: number, readonly gaveUp?: GaveUp } | { readonly error: string }
+export interface GaveUp { readonly count: number, readonly why: string }
+
 export interface ActorReport {
   readonly decoder: 'xgrammar'
   /** The converter run, with its version: `@mlc-ai/web-xgrammar 0.1.27`. */
