@@ -21,6 +21,7 @@ import { bin, ROOT, without } from '../helpers/bin.ts'
 
 const outcome = (report: Report, id: string): string | undefined => report.results.find((r) => r.id === id)?.outcome
 const ACTS = 30
+const MULTIPLE = { type: 'object', properties: { n: { type: 'integer', multipleOf: 7 } }, required: ['n'], additionalProperties: false }
 // What lint says llama.cpp lets through that the address refuses (src/lint/wire.ts, the profile's findings).
 const LEAKS = ['decoder-loosens', 'integer-unsafe', 'proto-member']
 
@@ -33,6 +34,7 @@ describe('check with llama.cpp writing the acts (--actor llama-cpp)', () => {
     await app.register(gpt, { ...poll(), rateLimit: false } as unknown as GptOptions)
     await app.register(gpt, { ...slow({ stepMs: 1, after: 1 }), rateLimit: false } as unknown as GptOptions)
     await app.register(gpt, { prefix: '/unanchored', form: { type: 'object', properties: { a: { type: 'string', pattern: 'ab' } } }, act: () => ({}), rateLimit: false, lint: false })
+    await app.register(gpt, { prefix: '/multiple', form: MULTIPLE, act: () => ({}), rateLimit: false, lint: false })
     await app.register(gpt, { prefix: '/long', form: { type: 'object', properties: { a: { type: 'string', minLength: 3000 } } }, act: () => ({}), rateLimit: false, lint: false })
   })
   after(() => app.close())
@@ -58,6 +60,20 @@ describe('check with llama.cpp writing the acts (--actor llama-cpp)', () => {
       assert.match(formatReport(report), new RegExp(`The llama-cpp actor \\(@fugood/llama\\.node [^)]+\\)\\): ${actor.written} bodies written, ${actor.accepted} acted on, ${actor.refused} refused`))
     })
   }
+
+  it('a form lint says llama.cpp loosens: the address refuses what the grammar let through, each refusal foreseen', async () => {
+    const [finding] = lint(MULTIPLE, { decoders: ['llama-cpp'] }).filter((f) => f.rule === 'decoder-loosens')
+    assert.equal(finding?.pointer, '/properties/n/multipleOf')
+    const report = await checkAddress(app, { path: '/multiple', actor: 'llama-cpp', acts: 20, seed: 4 })
+    const { actor } = report
+    assert.ok(actor !== undefined && actor.refused > 0 && actor.accepted + actor.refused === actor.written, JSON.stringify(actor))
+    for (const refusal of actor.refusals) {
+      assert.equal(refusal.why, 's refuses it at /properties/n/multipleOf')
+      assert.equal(refusal.finding?.pointer, '/properties/n/multipleOf')
+    }
+    assert.equal(outcome(report, '5.2-decoder'), 'pass')
+    assert.match(formatReport(report), new RegExp(`${actor.refused} s refuses it at /properties/n/multipleOf: foreseen by lint, decoder-loosens at /properties/n/multipleOf`))
+  })
 
   it('the same seed writes the same bodies', async () => {
     const once = await checkAddress(app, { path: '/slow', actor: 'llama-cpp', acts: 10, seed: 9 })
