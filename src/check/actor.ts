@@ -4,14 +4,16 @@ import { TEXT_MATCHED } from '../lint/wire.ts'
 import { bytes } from './bytes.ts'
 import { held, printable, type Answer, type Client } from './client.ts'
 import { decode } from './decoder.ts'
+import { decodeLlama } from './llama-decoder.ts'
 import { fragmentValue, refPointer } from '../json/pointer.ts'
 import type { Json } from '../json/value.ts'
 import type { Judge } from './judge.ts'
 import { acted, isJsonResponse, type Results } from './results.ts'
-import type { ActorReport, Refusal, Response } from './types.ts'
+import type { ActorName, ActorReport, Refusal, Response, Walked } from './types.ts'
 
 // draft §5.2 with a real constrained decoder acting: XGrammar compiles s and writes bodies as a
-// model sampling under its grammar would (xgrammar.ts). Each is posted as an act. A body the
+// model sampling under its grammar would (xgrammar.ts), or llama.cpp converts s and a model of
+// random weights samples under its grammar (llama-cpp.ts). Each is posted as an act. A body the
 // decoder writes is acted on exactly when it is strict JSON that s admits (the independent
 // validator decides); each refused body is traced, as far as the checker can tell, to the lint
 // finding that foresaw it.
@@ -23,11 +25,15 @@ const MAX_TOKENS = 800
 const JSON_TYPE = { 'content-type': 'application/json' }
 
 export interface ActorOptions {
+  /** Which decoder writes the bodies. */
+  readonly decoder: ActorName
+  /** For llama-cpp: a GGUF file to sample with, in place of the model made for the run. */
+  readonly model?: string
   readonly acts: number
   readonly seed: number
-  /** When the run must end (ms since the epoch): the decoder's thread gets what is left. */
+  /** When the run must end (ms since the epoch): the decoder's thread or process gets what is left. */
   readonly deadline: number
-  /** The converter and its version, and what lint's xgrammar profile describes. */
+  /** The converter and its version, and what lint's profile of the decoder describes. */
   readonly version: string
   readonly profile: string
 }
@@ -158,16 +164,17 @@ const shown = (f: Finding): NonNullable<Refusal['finding']> => ({ rule: f.rule, 
  * admits it and refused when not), 5.3-success of those taken; and the actor's tally.
  */
 export async function actor (client: Client, results: Results, form: object, judge: Judge, refusals: Answer[], options: ActorOptions): Promise<ActorReport> {
-  const base = { decoder: 'xgrammar' as const, version: options.version, profile: options.profile }
-  const walked = await decode({ form, bodies: options.acts, seed: options.seed, maxTokens: MAX_TOKENS }, Math.max(1, options.deadline - Date.now()))
-  results.skip('5.2-admitted', 'the acts came from the xgrammar actor: see 5.2-decoder')
-  results.skip('6-actor', 'the xgrammar actor sends no GPT-Actor')
+  const { decoder } = options
+  const base = { decoder, version: options.version, profile: options.profile }
+  const walked = await write(form, options)
+  results.skip('5.2-admitted', `the acts came from the ${decoder} actor: see 5.2-decoder`)
+  results.skip('6-actor', `the ${decoder} actor sends no GPT-Actor`)
   if ('error' in walked) {
-    results.skip('5.2-decoder', `xgrammar wrote no body: ${walked.error}`)
+    results.skip('5.2-decoder', `${decoder} wrote no body: ${walked.error}`)
     results.skip('5.3-success', 'no act was taken')
     return { ...base, refusedForm: walked.error, written: 0, dropped: 0, accepted: 0, refused: 0, unanswered: 0, refusals: [] }
   }
-  const findings = judge.findings(['xgrammar']) ?? []
+  const findings = judge.findings([decoder]) ?? []
   const tally = { accepted: 0, refused: 0, unanswered: 0 }
   const list: Refusal[] = []
   const wrong: Answer[] = []
@@ -195,11 +202,18 @@ export async function actor (client: Client, results: Results, form: object, jud
   }
   if (tally.unanswered > 0) results.limits.push(`${tally.unanswered} of the decoder's bodies were not sent: ${client.stopped ?? 'held back'}`)
   if (wrong.length > 0) results.fail('5.2-decoder', `${faults[0] as string}${wrong.length > 1 ? ` (${wrong.length} such bodies)` : ''}`, wrong)
-  else if (tally.accepted + tally.refused === 0) results.skip('5.2-decoder', walked.texts.length === 0 ? 'xgrammar wrote no body (every walk ran too long)' : 'no body of the decoder was answered')
+  else if (tally.accepted + tally.refused === 0) results.skip('5.2-decoder', walked.texts.length === 0 ? `${decoder} wrote no body (every walk ran too long)` : 'no body of the decoder was answered')
   else results.pass('5.2-decoder')
   const malformed = taken.filter(({ response }) => response?.status !== 200 || !isJsonResponse(response as Response))
   if (taken.length === 0) results.skip('5.3-success', 'no act was taken')
   else if (malformed.length === 0) results.pass('5.3-success')
   else results.fail('5.3-success', 'an act was not answered 200 with a JSON body and Content-Type application/json', malformed)
-  return { ...base, written: walked.texts.length, dropped: walked.dropped, ...tally, refusals: list }
+  return { ...base, written: walked.texts.length, dropped: walked.dropped, ...(walked.gaveUp === undefined ? {} : { gaveUp: walked.gaveUp }), ...tally, refusals: list }
+}
+
+/** The decoder's bodies, from its thread (XGrammar) or its process (llama.cpp), in the time left. */
+function write (form: object, options: ActorOptions): Promise<Walked> {
+  const task = { form, bodies: options.acts, seed: options.seed, maxTokens: MAX_TOKENS }
+  const timeout = Math.max(1, options.deadline - Date.now())
+  return options.decoder === 'xgrammar' ? decode(task, timeout) : decodeLlama({ ...task, ...(options.model === undefined ? {} : { model: options.model }) }, timeout)
 }

@@ -47,7 +47,8 @@ function actor (tally: ActorReport): string[] {
   const profile = `  lint's ${tally.decoder} profile describes ${tally.profile}`
   if (tally.refusedForm !== undefined) return [`${head}: refuses s: ${tally.refusedForm}`, profile]
   const out = [`${head}: ${counted(tally.written, 'body', 'bodies')} written, ${tally.accepted} acted on, ${tally.refused} refused` +
-    (tally.unanswered > 0 ? `, ${tally.unanswered} not sent` : '') + (tally.dropped > 0 ? `; ${tally.dropped} walks dropped at the token bound` : '')]
+    (tally.unanswered > 0 ? `, ${tally.unanswered} not sent` : '') + (tally.dropped > 0 ? `; ${tally.dropped} walks dropped at the token bound` : '') +
+    (tally.gaveUp === undefined ? '' : `; ${tally.gaveUp.count} walks the sampler gave up on (${tally.gaveUp.why})`)]
   const groups = new Map<string, Refusal[]>()
   for (const refusal of tally.refusals) {
     const { finding } = refusal

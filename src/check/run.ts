@@ -1,13 +1,14 @@
 import { checkAct } from './act.ts'
 import { MAX_ACTOR_ACTS } from './actor.ts'
 import { agree } from './agree.ts'
-import { installed, MISSING } from './xgrammar.ts'
+import * as llamaCpp from './llama-cpp.ts'
+import * as xgrammar from './xgrammar.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
 import { followLinks, reading } from './links.ts'
 import { connect, type Connected, type Exchanger } from './mcp.ts'
 import { Results } from './results.ts'
-import type { ActorReport, CheckOptions, FormSummary, LinkGraph, McpReport, Report, Response, Send } from './types.ts'
+import type { ActorName, ActorReport, CheckOptions, FormSummary, LinkGraph, McpReport, Report, Response, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -28,7 +29,7 @@ export async function check (send: Send, target: string, options: CheckOptions =
   for (const [name, value] of Object.entries(numbers)) {
     if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer`)
   }
-  const by = options.actor === undefined ? undefined : await actorOf(options.actor, acts)
+  const by = options.actor === undefined ? undefined : await actorOf(options.actor, acts, options.model)
   const deadline = Date.now() + timeLimit * 1000
   // where requests go: the address, or in turn each address its links name
   const route = { send }
@@ -101,15 +102,20 @@ export async function check (send: Send, target: string, options: CheckOptions =
   }
 }
 
+/** The decoders that can write the acts, each behind its door: whether it is installed, and what to say when not. */
+export const ACTORS: Readonly<Record<ActorName, { readonly installed: () => string | undefined, readonly MISSING: string }>> = { xgrammar, 'llama-cpp': llamaCpp }
+
 /** The decoder that writes the acts: its version and lint's profile of it, or why it cannot. */
-async function actorOf (name: string, acts: number): Promise<{ version: string, profile: string }> {
-  if (name !== 'xgrammar') throw new TypeError(`unknown actor "${name}" (one: xgrammar)`)
-  if (acts < 1 || acts > MAX_ACTOR_ACTS) throw new RangeError(`the xgrammar actor writes 1 to ${MAX_ACTOR_ACTS} acts: give acts`)
-  const version = installed()
-  if (version === undefined) throw new Error(MISSING)
+async function actorOf (name: string, acts: number, model: string | undefined): Promise<{ decoder: ActorName, version: string, profile: string, model?: string }> {
+  if (!Object.hasOwn(ACTORS, name)) throw new TypeError(`unknown actor "${name}" (one of: ${Object.keys(ACTORS).join(', ')})`)
+  if (acts < 1 || acts > MAX_ACTOR_ACTS) throw new RangeError(`the ${name} actor writes 1 to ${MAX_ACTOR_ACTS} acts: give acts`)
+  if (model !== undefined && name !== 'llama-cpp') throw new TypeError(`a model is for the llama-cpp actor, not the ${name} actor`)
+  const door = ACTORS[name as ActorName]
+  const version = door.installed()
+  if (version === undefined) throw new Error(door.MISSING)
   // the linter, loaded only for the actor: lint's word on s otherwise comes from the judge's thread
   const { decoderProfiles } = await import('../lint/index.ts')
-  return { version, profile: decoderProfiles().find((p) => p.decoder === name)?.version as string }
+  return { decoder: name as ActorName, version, profile: decoderProfiles().find((p) => p.decoder === name)?.version as string, ...(model === undefined ? {} : { model }) }
 }
 
 /** Whether an arrival has an `l` member (cheaply ruled out when the text never writes one). */

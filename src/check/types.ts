@@ -125,9 +125,19 @@ export interface Refusal {
   readonly finding?: { readonly rule: string, readonly pointer: string, readonly message: string }
 }
 
+/**
+ * A decoder's bodies, how many walks were dropped at the token bound, and those its sampler gave
+ * up on (with the first one's words); or why the converter refused the form.
+ */
+export type Walked = { readonly texts: string[], readonly dropped: number, readonly gaveUp?: GaveUp } | { readonly error: string }
+export interface GaveUp { readonly count: number, readonly why: string }
+
+/** The decoders that can write the acts: XGrammar, and llama.cpp (its own converter and sampler). */
+export type ActorName = 'xgrammar' | 'llama-cpp'
+
 export interface ActorReport {
-  readonly decoder: 'xgrammar'
-  /** The converter run, with its version: `@mlc-ai/web-xgrammar 0.1.27`. */
+  readonly decoder: ActorName
+  /** The converter run, with its version: `@mlc-ai/web-xgrammar 0.1.27`, `@fugood/llama.node 1.7.15 (llama.cpp b10257, 22dc605c4)`. */
   readonly version: string
   /** The converter and version lint's profile for this decoder describes. */
   readonly profile: string
@@ -136,6 +146,8 @@ export interface ActorReport {
   /** Bodies written; walks dropped for running past the token bound. */
   readonly written: number
   readonly dropped: number
+  /** Walks the sampler gave up on (llama.cpp's took a token its grammar then refused), with the first one's words. */
+  readonly gaveUp?: GaveUp
   /** Bodies acted on, refused, and not sent (the request budget or time limit spent). */
   readonly accepted: number
   readonly refused: number
@@ -196,9 +208,13 @@ export interface CheckOptions {
   readonly acts?: number
   /**
    * A real constrained decoder writes the acts: `'xgrammar'` (needs the optional peer dependency
-   * @mlc-ai/web-xgrammar). The report's `actor` says how many it acted on and why it refused others.
+   * @mlc-ai/web-xgrammar) or `'llama-cpp'` (llama.cpp's own converter and grammar sampler, with a
+   * model of random weights made for the run; needs the optional peer dependency
+   * @fugood/llama.node). The report's `actor` says how many it acted on and why it refused others.
    */
-  readonly actor?: 'xgrammar'
+  readonly actor?: ActorName
+  /** With `actor: 'llama-cpp'`: a GGUF model file to sample with, in place of the one made for the run. */
+  readonly model?: string
   /** Most requests to send, retries included. Default 200. */
   readonly maxRequests?: number
   /** Milliseconds between two requests. Default 0. */

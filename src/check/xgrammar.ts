@@ -8,6 +8,9 @@
 import { createRequire, Module } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
+import type { Walked } from './types.ts'
+
+export type { Walked }
 
 /** What an actor may use of the package. */
 export interface XGrammar {
@@ -112,9 +115,6 @@ export interface WalkOptions {
   /** A walk still going at this many tokens is dropped. Default 800. */
   readonly maxTokens?: number
 }
-
-/** The bodies written, and how many walks were dropped at `maxTokens`; or why the converter refused the form. */
-export type Walked = { readonly texts: string[], readonly dropped: number } | { readonly error: string }
 
 /**
  * An actor under XGrammar: the form compiled as vLLM and SGLang compile it (strict mode, any

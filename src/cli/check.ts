@@ -1,13 +1,13 @@
 // `fastify-gpt check <url>`: checks any GPT address against draft-ferguson-gpt-00 over HTTP.
+import { accessSync, constants, statSync } from 'node:fs'
 import { DEFAULT_JUDGE_TIMEOUT } from '../check/judge.ts'
 import { DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT, httpSender } from '../check/http.ts'
 import { MAX_ACTOR_ACTS } from '../check/actor.ts'
 import { MCP_ACTS } from '../check/agree.ts'
 import { DEFAULT_LINK_DEPTH } from '../check/links.ts'
 import { formatReport } from '../check/report.ts'
-import { installed, MISSING } from '../check/xgrammar.ts'
-import { check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS, DEFAULT_TIME_LIMIT } from '../check/run.ts'
-import type { CheckOptions } from '../check/types.ts'
+import { ACTORS, check, DEFAULT_BODY_SIZE, DEFAULT_MAX_REQUESTS, DEFAULT_TIME_LIMIT } from '../check/run.ts'
+import type { ActorName, CheckOptions } from '../check/types.ts'
 import { visible, visibleJson } from '../check/visible.ts'
 import { cannot, COMMON_USAGE, EXIT, integer, parse, STD, usageError, type Io, type Options } from './args.ts'
 
@@ -20,6 +20,9 @@ that a conformant address must refuse; --acts sends values the form admits, each
   --actor xgrammar     a real constrained decoder writes the N acts (at most ${MAX_ACTOR_ACTS}); the report
                        says how many were acted on and why the others were refused (needs the
                        optional package @mlc-ai/web-xgrammar)
+  --actor llama-cpp    the same with llama.cpp's own converter and grammar sampler, and a model of
+                       random weights made for the run (needs the optional package @fugood/llama.node)
+  --model PATH         with --actor llama-cpp: sample with this GGUF model instead
   --header 'NAME: V'   send this header with every act, never with a GET (repeatable)
   --max-requests N     send at most N requests, retries included (default ${DEFAULT_MAX_REQUESTS})
   --interval MS        wait MS milliseconds between requests (default 0)
@@ -50,6 +53,7 @@ const OPTIONS: Options = {
   ...Object.fromEntries(INTEGERS.map((name) => [name, { type: 'string' as const }])),
   header: { type: 'string', multiple: true },
   actor: { type: 'string' },
+  model: { type: 'string' },
   mcp: { type: 'string' },
   strict: { type: 'boolean' }
 }
@@ -73,6 +77,16 @@ function bridgeUrl (text: unknown, base: URL): URL | undefined | string {
     return `--mcp takes a URL, not "${String(text)}"`
   }
   return url.protocol === 'http:' || url.protocol === 'https:' ? url : `--mcp takes an http(s) URL, not "${String(text)}"`
+}
+
+/** Whether a file can be opened for reading. */
+function readable (file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK)
+    return statSync(file).isFile()
+  } catch {
+    return false
+  }
 }
 
 /** Runs the command with the arguments after `check`; resolves to the exit status. */
@@ -104,20 +118,24 @@ export async function main (argv: string[], io: Io = STD): Promise<number> {
   const bridge = bridgeUrl(values['mcp'], url)
   if (typeof bridge === 'string') return usageError('check', USAGE, bridge, io)
 
-  const actor = values['actor']
+  const actor = values['actor'] as ActorName | undefined
+  const model = values['model'] as string | undefined
   if (actor !== undefined) {
-    if (actor !== 'xgrammar') return usageError('check', USAGE, `--actor takes xgrammar, not "${String(actor)}"`, io)
+    if (!Object.hasOwn(ACTORS, actor)) return usageError('check', USAGE, `--actor takes ${Object.keys(ACTORS).join(' or ')}, not "${String(actor)}"`, io)
     if (numbers.acts === undefined || numbers.acts < 1 || numbers.acts > MAX_ACTOR_ACTS) {
-      return usageError('check', USAGE, `--actor xgrammar needs --acts N, from 1 to ${MAX_ACTOR_ACTS}`, io)
+      return usageError('check', USAGE, `--actor ${actor} needs --acts N, from 1 to ${MAX_ACTOR_ACTS}`, io)
     }
-    // before any request: a run that cannot act as asked is not begun
-    if (installed() === undefined) return cannot('check', MISSING, io)
   }
+  if (model !== undefined && actor !== 'llama-cpp') return usageError('check', USAGE, '--model is for --actor llama-cpp', io)
+  // before any request: a run that cannot act as asked is not begun
+  if (actor !== undefined && ACTORS[actor].installed() === undefined) return cannot('check', ACTORS[actor].MISSING, io)
+  if (model !== undefined && !readable(model)) return cannot('check', `cannot read the model ${model}`, io)
 
   const verbose = values['verbose'] === true || io.tty === true
   const options: CheckOptions = {
     strict: values['strict'] === true,
     ...(actor === undefined ? {} : { actor }),
+    ...(model === undefined ? {} : { model }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
     ...(numbers.acts === undefined ? {} : { acts: numbers.acts }),
     ...(numbers['max-requests'] === undefined ? {} : { maxRequests: numbers['max-requests'] }),

@@ -3,12 +3,8 @@
 // Against fastify-gpt's own addresses, addresses that break §5.2 one way each, and the bin as
 // users run it (with and without the optional package).
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
@@ -21,21 +17,9 @@ import gpt, { type GptOptions } from '../../src/index.ts'
 import { lint } from '../../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../../src/check/testing.ts'
 import { randomForm } from '../fixtures/lint-forms.ts'
+import { bin, without } from '../helpers/bin.ts'
 
-const ROOT = new URL('../..', import.meta.url).pathname
 const outcome = (report: Report, id: string): string | undefined => report.results.find((r) => r.id === id)?.outcome
-
-/** The bin, as users run it, from `cwd` (the checkout by default). */
-function bin (args: readonly string[], cwd = ROOT): Promise<{ code: number | null, out: string, err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/fastify-gpt.js', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString() })
-    child.on('close', (code) => resolve({ code, out, err }))
-  })
-}
 
 /**
  * An address written by hand around the note board's form, wrong one way: `lenient` reads a body
@@ -248,7 +232,7 @@ describe('fastify-gpt check --actor, as users run it', () => {
 
   it('says in one line what it cannot do, and exits 2', async () => {
     const cases: Array<[string[], RegExp]> = [
-      [['--actor', 'outlines', '--acts', '3'], /^fastify-gpt check: --actor takes xgrammar, not "outlines"$/m],
+      [['--actor', 'outlines', '--acts', '3'], /^fastify-gpt check: --actor takes xgrammar or llama-cpp, not "outlines"$/m],
       [['--actor', 'xgrammar'], /^fastify-gpt check: --actor xgrammar needs --acts N, from 1 to 1000$/m],
       [['--actor', 'xgrammar', '--acts', '0'], /needs --acts N, from 1 to 1000/],
       [['--actor', 'xgrammar', '--acts', '1001'], /needs --acts N, from 1 to 1000/]
@@ -267,7 +251,7 @@ describe('fastify-gpt check --actor, as users run it', () => {
     const io = { out: (text: string) => { out += text }, err: (text: string) => { err += text } }
     assert.equal(await main([`${base}/`, '--actor', 'outlines', '--acts', '3'], io), 2)
     assert.equal(await main([`${base}/`, '--actor', 'xgrammar', '--acts', '1001'], io), 2)
-    assert.match(err, /--actor takes xgrammar, not "outlines"[\s\S]*--actor xgrammar needs --acts N, from 1 to 1000/)
+    assert.match(err, /--actor takes xgrammar or llama-cpp, not "outlines"[\s\S]*--actor xgrammar needs --acts N, from 1 to 1000/)
     assert.equal(out, '')
     assert.equal(await main([`${base}/`, '--actor', 'xgrammar', '--acts', '4'], io), 0)
     assert.match(out, /The xgrammar actor \(@mlc-ai\/web-xgrammar [\d.]+\): 4 bodies written/)
@@ -275,12 +259,7 @@ describe('fastify-gpt check --actor, as users run it', () => {
 
   it('without @mlc-ai/web-xgrammar installed: one line, exit 2, not a request sent', async () => {
     // the package as a user installs it, beside every dependency but the optional one
-    const dir = mkdtempSync(join(tmpdir(), 'no-xgrammar-'))
-    for (const part of ['package.json', 'bin', 'dist']) cpSync(join(ROOT, part), join(dir, part), { recursive: true })
-    mkdirSync(join(dir, 'node_modules'))
-    for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
-      if (entry !== '@mlc-ai' && entry !== '.bin') symlinkSync(join(ROOT, 'node_modules', entry), join(dir, 'node_modules', entry))
-    }
+    const dir = without('@mlc-ai')
     const address = await handMade('lenient')
     try {
       const run = await bin(['check', address.url, '--actor', 'xgrammar', '--acts', '3'], dir)
