@@ -190,6 +190,26 @@ class ConverterWalk {
       for (const key of highs) this.say(at, key, 'loosened', 'a number\'s upper bound is compiled loosely (10.5 passes maximum 10; 0.2.5 and later enforce it)')
       if (highs.length > 0 && 'exclusiveMinimum' in schema) this.say(at, 'exclusiveMinimum', 'loosened', 'a number\'s exclusive bound is not compiled')
     }
+    this.narrowed(schema, at, integer, lows[0], highs[0])
+  }
+
+  /** What the range rules of a bounded number never write, though the bounds admit it (as measured). */
+  narrowed (schema: JsonObject, at: string, integer: boolean, low: string | undefined, high: string | undefined): void {
+    const lower = low === undefined ? undefined : num(schema, low) ?? 0
+    const upper = high === undefined ? undefined : num(schema, high) ?? 0
+    if (integer) {
+      if (low !== undefined && high === undefined && (lower ?? 0) < 0) this.say(at, low, 'tightened', 'a lower bound alone below 0 writes no negative integer, the bound itself included (-5 under minimum -5)')
+      return
+    }
+    const first = low ?? high
+    if (first === undefined) return
+    const holds = (v: number): boolean => (lower === undefined || v > lower) && (upper === undefined || v < upper)
+    const also = [
+      holds(0.5) && lower !== undefined && lower <= 0 && upper === undefined ? 'no fraction between 0 and 1 (0.5 under minimum 0, where 1.5 is written)' : '',
+      holds(-0.5) ? 'no fraction between -1 and 0 (-0.5 under maximum 10)' : '',
+      lower !== undefined && lower < -1 && upper === undefined ? 'no negative number above the bound but the bound itself (-4.5 under minimum -5)' : ''
+    ].filter((text) => text !== '')
+    this.say(at, first, 'tightened', `a bounded number is written with at most 6 fraction digits and no exponent (1.1234567 and 1e-7 are never written)${also.length > 0 ? `, and ${also.join(', ')}` : ''}`)
   }
 
   /** A string: format beats pattern beats lengths; then what each of them compiles loosely. */
@@ -213,7 +233,10 @@ class ConverterWalk {
       // own string with every \\u escape, lone surrogates too.
       const bound = ['maxLength', 'minLength'].find((key) => key in schema)
       if (bound !== undefined) {
-        if (num(schema, 'maxLength') !== 0) this.say(at, bound, 'loosened', RAW_CONTROLS)
+        if (num(schema, 'maxLength') !== 0) {
+          this.say(at, bound, 'loosened', RAW_CONTROLS)
+          this.say(at, bound, 'tightened', 'the length-bounded string rule writes no escape, so no quote, backslash or line break (the string a"b is never written)')
+        }
       } else this.say(at, '', 'loosened', LONE_SURROGATES)
     }
     if (format !== undefined && LOOSE_FORMATS.has(format) && (FORMATS.has(format) || pattern === undefined)) {

@@ -214,7 +214,7 @@ describe('fastify-gpt lint', () => {
     try {
       const run = io()
       assert.equal(await main([`http://127.0.0.1:${port}/`], run.io), 0)
-      assert.match(run.out.join(''), /: 0 errors, 2 warnings, 0 notes/)
+      assert.match(run.out.join(''), /: 0 errors, 2 warnings, 1 note/)
       const gone = io()
       assert.equal(await main([`http://127.0.0.1:${port}/gone`], gone.io), 2)
       assert.match(gone.err.join(''), /answered 404/)
