@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { noteBoard, poll } from '../../example/addresses.js'
+import { noteBoard, poll, slow } from '../../example/addresses.js'
 import { inForm, MAX_ACTOR_ACTS, rawIn } from '../../src/check/actor.ts'
 import { decode } from '../../src/check/decoder.ts'
 import { main } from '../../src/cli/check.ts'
@@ -63,6 +63,7 @@ describe('check with a decoder writing the acts (--actor xgrammar)', () => {
     app = Fastify()
     await app.register(gpt, { ...noteBoard(), rateLimit: false } as unknown as GptOptions)
     await app.register(gpt, { ...poll(), rateLimit: false } as unknown as GptOptions)
+    await app.register(gpt, { ...slow({ stepMs: 1, after: 1 }), rateLimit: false } as unknown as GptOptions)
     // a member the form forbids: XGrammar refuses to compile a `false` schema
     await app.register(gpt, { prefix: '/forbidden', form: { type: 'object', properties: { a: { type: 'integer' }, b: false }, required: ['a'] }, act: () => ({}), rateLimit: false, lint: false })
     base = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -100,6 +101,26 @@ describe('check with a decoder writing the acts (--actor xgrammar)', () => {
     assert.ok(report.form?.runtimes.every((r) => r.version.length > 0))
     assert.match(report.form?.runtimes.find((r) => r.decoder === 'xgrammar')?.version ?? '', /web-xgrammar 0\.1\.27/)
   })
+
+  // What lint says XGrammar lets through that the address refuses (src/lint/wire.ts, the profile's findings).
+  const LEAKS = ['decoder-loosens', 'integer-unsafe', 'proto-member']
+  for (const [path, form] of [['/', noteBoard().form], ['/poll', poll().form], ['/slow', slow().form]] as const) {
+    it(`the example host's ${path}: acted on exactly as lint's xgrammar profile foresees`, async (t) => {
+      const report = await checkAddress(app, { path, actor: 'xgrammar', acts: 30, seed: 4, maxRequests: 400 })
+      const { actor } = report
+      assert.ok(actor !== undefined)
+      assert.equal(actor.written + actor.dropped, 30)
+      assert.equal(actor.accepted + actor.refused + actor.unanswered, actor.written)
+      assert.ok(actor.written >= 15, JSON.stringify(actor))
+      assert.equal(outcome(report, '5.2-decoder'), 'pass')
+      assert.equal(report.ok, true)
+      // every refusal foreseen by a finding lint makes for xgrammar; none where it foresees none
+      const leaks = lint(form, { decoders: ['xgrammar'] }).filter((f) => LEAKS.includes(f.rule))
+      for (const refusal of actor.refusals) assert.ok(refusal.finding !== undefined && leaks.some((f) => f.pointer === refusal.finding?.pointer), JSON.stringify(refusal))
+      if (leaks.length === 0) assert.equal(actor.accepted, actor.written)
+      t.diagnostic(`xgrammar on ${path}: ${actor.written} written, ${actor.accepted} acted on, ${actor.refused} refused, ${leaks.length} findings foresee refusals`)
+    })
+  }
 
   it('a form lint calls exact for xgrammar: every body is acted on', async () => {
     const form = poll().form

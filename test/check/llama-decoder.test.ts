@@ -40,7 +40,7 @@ describe('check with llama.cpp writing the acts (--actor llama-cpp)', () => {
   after(() => app.close())
 
   for (const [path, form] of [['/', noteBoard().form], ['/poll', poll().form], ['/slow', slow().form]] as const) {
-    it(`the example host's ${path}: acted on exactly as lint's llama-cpp profile foresees`, async () => {
+    it(`the example host's ${path}: acted on exactly as lint's llama-cpp profile foresees`, async (t) => {
       const report = await checkAddress(app, { path, actor: 'llama-cpp', acts: ACTS, seed: 4, maxRequests: 400 })
       const { actor } = report
       assert.ok(actor !== undefined)
@@ -57,6 +57,7 @@ describe('check with llama.cpp writing the acts (--actor llama-cpp)', () => {
       const leaks = lint(form, { decoders: ['llama-cpp'] }).filter((f) => LEAKS.includes(f.rule))
       for (const refusal of actor.refusals) assert.ok(refusal.finding !== undefined && leaks.some((f) => f.pointer === refusal.finding?.pointer), JSON.stringify(refusal))
       if (leaks.length === 0) assert.equal(actor.accepted, actor.written)
+      t.diagnostic(`llama-cpp on ${path}: ${actor.written} written, ${actor.accepted} acted on, ${actor.refused} refused, ${leaks.length} findings foresee refusals`)
       assert.match(formatReport(report), new RegExp(`The llama-cpp actor \\(@fugood/llama\\.node [^)]+\\)\\): ${actor.written} bodies written, ${actor.accepted} acted on, ${actor.refused} refused`))
     })
   }
