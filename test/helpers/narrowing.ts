@@ -65,7 +65,7 @@ const names = (pointer: string): string[] => {
 }
 const namesOf = (path: Path): string[] => path.filter((key): key is string => typeof key === 'string')
 // Through a $ref the pointer's names start again at the definition: the last names must agree.
-const same = (a: readonly string[], b: readonly string[]): boolean => a.length <= b.length && a.every((x, i) => x === b[b.length - a.length + i]) && (a.length > 0 || b.length === 0 || true)
+const same = (a: readonly string[], b: readonly string[]): boolean => a.length <= b.length && a.every((x, i) => x === b[b.length - a.length + i])
 const schemaOf = (finding: Finding): string => finding.pointer.replace(/\/(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength|pattern|format)$/, '')
 const LEAF_KEYWORD = /\/(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength)$/
 

@@ -1,6 +1,6 @@
 // Values a form admits that a converter's grammar never writes (test/helpers/narrowing.ts), against
-// lint's decoder-tightens findings: XGrammar's own converter and matcher here, llama.cpp's in
-// test/check/llama-narrowing.test.ts.
+// lint's decoder-tightens findings, decided by XGrammar's own converter and matcher (llama.cpp's
+// grammar is not asked yet: docs/decisions.md).
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import fc from 'fast-check'
