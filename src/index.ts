@@ -11,6 +11,7 @@ import fp from 'fastify-plugin'
 import { installAct } from './address/act.ts'
 import { Address } from './address/address.ts'
 import { installArrival } from './address/arrival.ts'
+import { installIdempotency } from './idempotency/index.ts'
 import { installJobs } from './jobs/index.ts'
 import { gatesOf } from './address/fastify-internals.ts'
 import { installLinks } from './links/host.ts'
@@ -41,8 +42,11 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
   const installed = await installJobs(instance, settings)
-  installAct(instance, address, installed.settings)
-  enter(instance.server, { address, settings: installed.settings, count, background: installed.background, gates: gatesOf(instance) })
+  const idempotency = installIdempotency(settings.idempotency, path, settings.share, instance.log)
+  if (idempotency !== undefined) instance.addHook('onClose', idempotency.close)
+  const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
+  installAct(instance, address, core)
+  enter(instance.server, { address, settings: core, count, background: installed.background, gates: gatesOf(instance) })
   settings.onAddress?.(address)
 }
 
@@ -91,7 +95,7 @@ export { MAX_DEPTH_CEILING } from './address/review.ts'
 export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
 export type { Body } from './address/body.ts'
 export type {
-  Act, ActContext, AddressView, BackgroundOptions, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
+  Act, ActContext, AddressView, BackgroundOptions, IdempotencyOptions, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
 } from './address/options.ts'
 export type { ShareOptions, SharedRedis } from './address/share.ts'
 export type { Json, JsonObject } from './form/compile.ts'

@@ -14,6 +14,7 @@ import type { Settings } from './options.ts'
 import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
+import { UNKEPT, wasUnrun, type Answer, type Passage, type Ticket } from './guard.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -151,12 +152,13 @@ function ifMatchGuard (address: Address): preValidationHookHandler {
  * path would add `connection: close` to some causes only).
  */
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
-  const { bodyLimit, bodyTimeout } = settings
+  const { bodyLimit, bodyTimeout, guard } = settings
   instance.removeAllContentTypeParsers()
   const deadlines = new Deadlines(bodyTimeout)
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
     readBody(request, payload, bodyLimit, deadlines, (bytes) => {
       if (bytes instanceof Refused) return done(null, bytes)
+      if (guard?.wants(request.headers) === true) bodies.set(request, bytes)
       done(null, readValue(bytes, settings, told(settings, request)))
     })
   }
@@ -167,10 +169,29 @@ function installBodyParser (instance: FastifyInstance, settings: Settings): void
   }
 }
 
+/** The bytes of bodies a guard will read (Guard.wants), from the parser to the handler. */
+const bodies = new WeakMap<FastifyRequest, Buffer>()
+
+type Answered = FastifyReply | Promise<FastifyReply>
+
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
 function actHandler (settings: Settings, address: Address, reject: Reject) {
-  const { act, actTimeout, path } = settings
-  return function onAct (request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
+  const { act, actTimeout, path, guard } = settings
+  const run = (request: FastifyRequest, reply: FastifyReply, body: unknown, ticket: Ticket | undefined): Answered => {
+    const actor = request.headers['gpt-actor']
+    request.gptActor = typeof actor === 'string' ? actor : undefined
+    request.log.info({ gptActor: request.gptActor }, 'gpt: act')
+
+    const outcome = new Outcome(request, reply, path, actTimeout, ticket)
+    const settled = invoke(() => act(body as never, request, reply), actTimeout, () => sourceOf(address, request))
+    // A plain result answers at once, with no promise made for it.
+    return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
+  }
+  const pass = (request: FastifyRequest, reply: FastifyReply, body: unknown, passage: Passage): Answered => {
+    if (passage === undefined) return run(request, reply, body, undefined)
+    return 'answer' in passage ? sendAnswer(reply, passage.answer) : run(request, reply, body, passage.ticket)
+  }
+  return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
     // Where the route has no hook but the act's onSend, it comes off while no failed act is on
     // its way through the error path (see actSend): every other answer is made here.
     if (failing === 0) withoutOnSend(reply)
@@ -180,17 +201,22 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
     if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
-
-    const actor = request.headers['gpt-actor']
-    request.gptActor = typeof actor === 'string' ? actor : undefined
-    request.log.info({ gptActor: request.gptActor }, 'gpt: act')
-
-    const outcome = new Outcome(request, reply, path, actTimeout)
-    const settled = invoke(() => act(body as never, request, reply), actTimeout, () => sourceOf(address, request))
-    // A plain result answers at once, with no promise made for it.
-    return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
+    if (guard === undefined) return run(request, reply, body, undefined)
+    const passage = guard.pass(request.headers, bodies.get(request), 'http')
+    return passage instanceof Promise ? passage.then((given) => pass(request, reply, body, given)) : pass(request, reply, body, passage)
   }
 }
+
+/** An answer a guard gives in the act's stead (src/address/guard.ts): sent as it is. */
+function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(answer.status).headers(answer.headers)
+  if (onSendOff(reply)) quiet(reply)
+  return answer.body === '' ? reply.send() : reply.send(answer.body)
+}
+
+/** A failed act's answer, and one past actTimeout, as a guard keeps them: bare. */
+const FAILED: Answer = UNKEPT
+const TIMED_OUT: Answer = Object.freeze({ status: 503, headers: Object.freeze({}), body: '' })
 
 /** A failed act's answer: its status and the headers the reply had before the act ran. */
 interface Failure {
@@ -216,9 +242,12 @@ class Outcome {
   readonly #headers: ReturnType<FastifyReply['getHeaders']>
 
   readonly #actTimeout: number | undefined
+  /** A guard's, told the answer once it is made. */
+  readonly #ticket: Ticket | undefined
 
-  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined) {
+  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined, ticket: Ticket | undefined) {
     this.#actTimeout = actTimeout
+    this.#ticket = ticket
     this.#request = request
     this.#reply = reply
     this.#path = path
@@ -233,7 +262,7 @@ class Outcome {
 
   respond (result: unknown): FastifyReply {
     const reply = this.#reply
-    if (reply.sent) return reply // the act answered by itself
+    if (reply.sent) return this.#byItself() // the act answered by itself
     let payload: string | undefined
     try {
       payload = JSON.stringify(result)
@@ -241,7 +270,27 @@ class Outcome {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
     if (onSendOff(reply)) quiet(reply) // else actSend does (off: only the act itself can have set one)
-    return reply.code(200).header('content-type', JSON_TYPE).send(payload ?? 'null')
+    reply.code(200).header('content-type', JSON_TYPE)
+    this.#ticket?.done({ status: 200, headers: this.#set(), body: payload ?? 'null' })
+    return reply.send(payload ?? 'null')
+  }
+
+  /** The header fields the act and its answer set: those the reply did not have before it ran. */
+  #set (): Record<string, string | string[]> {
+    const set: Record<string, string | string[]> = {}
+    for (const [name, value] of Object.entries(headersOf(this.#reply))) {
+      if (value !== undefined && value !== this.#headers[name]) set[name] = typeof value === 'number' ? String(value) : value
+    }
+    return set
+  }
+
+  /** An answer the address did not make: a guard keeps none (the act ran), or frees the key where it never ran. */
+  #byItself (): FastifyReply {
+    if (this.#ticket !== undefined) {
+      if (wasUnrun(this.#request)) this.#ticket.free()
+      else this.#ticket.done(UNKEPT)
+    }
+    return this.#reply
   }
 
   /**
@@ -251,8 +300,9 @@ class Outcome {
   failed (error: unknown, how: string): FastifyReply {
     if (this.#reply.sent) {
       this.#request.log.error({ err: errorOf(error) }, 'gpt: act failed')
-      return this.#reply
+      return this.#byItself()
     }
+    this.#ticket?.done(FAILED)
     this.#failing(500)
     throw new GPT_ERR_ACT_FAILED(this.#path, how, { cause: errorOf(error) })
   }
@@ -261,8 +311,9 @@ class Outcome {
   timedOut (actTimeout: number): FastifyReply {
     if (this.#reply.sent) {
       this.#request.log.warn('gpt: act timed out')
-      return this.#reply
+      return this.#byItself()
     }
+    this.#ticket?.done(TIMED_OUT)
     this.#failing(503)
     throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
   }

@@ -1,6 +1,7 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Body } from './body.ts'
+import type { Guard } from './guard.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { freezeJson, type JsonObject } from '../form/compile.ts'
 import { checkMessages, checkText, resolveLimits, type Limits, type LimitsOption } from '../limits.ts'
@@ -156,6 +157,21 @@ interface CommonOptions<F> {
    * handle of a job address that reports its progress and result (docs/jobs.md). Default none.
    */
   background?: BackgroundOptions
+  /**
+   * Run an act carrying an `Idempotency-Key` once: a retry with the same key and body gets the kept
+   * answer again, byte for byte (docs/idempotency.md). `true` for the defaults. Default `false`.
+   */
+  idempotency?: boolean | IdempotencyOptions
+}
+
+/** Retries that cannot act twice (docs/idempotency.md); every member is optional. */
+export interface IdempotencyOptions {
+  /** Milliseconds an act's answer is kept for a retry, from the act's end. Default 86400000 (24 hours). */
+  keep?: number
+  /** Keys held at once in this process, running or kept; past it, 503. Default 10000. Without `share` only. */
+  maxKeys?: number
+  /** With `share`: milliseconds a running act's key outlives the last sign of life of its process. Default 10000. */
+  lease?: number
 }
 
 /** An address whose content lives in this process alone. */
@@ -204,6 +220,10 @@ export interface Settings {
   readonly links: LinkSet | undefined
   /** As given: the plugin entry hands it to src/jobs/, which checks it. */
   readonly background: unknown
+  /** As given: the plugin entry hands it to src/idempotency/, which checks it. */
+  readonly idempotency: unknown
+  /** Set by the plugin entry: the stage between judging an act and running it (src/address/guard.ts). */
+  readonly guard?: Guard | undefined
 }
 
 /** draft §5.2 (1), §7.4: a body that stops arriving must not hold its connection open. */
@@ -266,7 +286,8 @@ export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: Opti
   onAddress: { type: '`(address) => void`', shown: 'none', check: optional(must((value) => typeof value === 'function', '"onAddress" must be a function')) },
   share: { type: '`{ redis, key? }`', shown: 'none' },
   links: { type: '`(path \\| { href, p?, rel? })[]`', shown: 'none' },
-  background: { type: '`{ after?, keep?, maxJobs?, poll?, heartbeat?, rateMax?, lease? }`', shown: 'none' }
+  background: { type: '`{ after?, keep?, maxJobs?, poll?, heartbeat?, rateMax?, lease? }`', shown: 'none' },
+  idempotency: { type: 'boolean, or `{ keep?, maxKeys?, lease? }`', shown: '`false`' }
 })
 
 /** Fastify's own options of `register`, which reach the plugin beside its own. */
@@ -312,7 +333,8 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     share: share === undefined ? undefined : resolveShare(share, path),
     limits,
     links: options['links'] === undefined ? undefined : new LinkSet(resolveLinks(options['links'], path, '/links', path), path),
-    background: options['background']
+    background: options['background'],
+    idempotency: options['idempotency']
   }
   return settings
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
+import { markUnrun } from '../address/guard.ts'
 import { noteOutcome } from '../diagnostics.ts'
 import { LazyContext } from './context.ts'
 import { EarlyProgress } from './early.ts'
@@ -83,6 +84,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       if (ran.kind === 'value') return ran.value
       if (ran.kind === 'job') return handle(ran.href, reply, prefer.async)
       if (ran.kind === 'busy') request.log.warn('gpt: act refused, maxJobs reached')
+      if (ran.kind === 'busy') markUnrun(request)
       reply.code(503).header('retry-after', String(ran.retryAfter)).send()
       return undefined
     }

@@ -1,6 +1,6 @@
-import { MAX_DELAY } from '../defaults.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import type { Settings } from '../address/options.ts'
+import { resolveMembers } from '../members.ts'
 
 /** `background` checked, defaulted and frozen (docs/jobs.md). */
 export interface BackgroundSettings {
@@ -24,8 +24,6 @@ export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
   lease: 10_000
 })
 
-const NAMES = Object.keys(DEFAULT_BACKGROUND) as ReadonlyArray<keyof BackgroundSettings>
-
 /**
  * Throws a named error for anything but an object of known members, each a positive integer
  * (a delay at most what setTimeout keeps). `undefined`: no background.
@@ -34,23 +32,11 @@ export function resolveBackground (value: unknown, settings: Pick<Settings, 'pat
   if (value === undefined) return undefined
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(settings.path, detail)
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"background" must be an object of { after, keep, maxJobs, poll, heartbeat, rateMax, lease }')
-  const given = value as Record<string, unknown>
-  for (const name of Object.keys(given)) {
-    if (!(NAMES as readonly string[]).includes(name)) throw invalid(`"background.${name}" is not an option of background`)
-  }
-  const resolved: Record<string, number> = {}
-  for (const name of NAMES) {
-    const option = given[name] ?? DEFAULT_BACKGROUND[name]
-    const delay = name !== 'maxJobs' && name !== 'rateMax'
-    if (typeof option !== 'number' || !Number.isSafeInteger(option) || option <= 0 || (delay && option > MAX_DELAY)) {
-      throw invalid(`"background.${name}" must be a positive integer${delay ? ` of milliseconds, at most ${MAX_DELAY}` : ''}`)
-    }
-    resolved[name] = option
-  }
+  const resolved = resolveMembers('background', value as Record<string, unknown>, DEFAULT_BACKGROUND, ['maxJobs', 'rateMax'], invalid)
   // The hand-off answers the request: a timeout before it would answer 503 for an act that was
   // about to become a job, and one at the same time would race it.
-  if (settings.actTimeout !== undefined && resolved['after']! >= settings.actTimeout) {
-    throw invalid(`"background.after" (${resolved['after']!} ms) must be shorter than "actTimeout" (${settings.actTimeout} ms)`)
+  if (settings.actTimeout !== undefined && resolved.after >= settings.actTimeout) {
+    throw invalid(`"background.after" (${resolved.after} ms) must be shorter than "actTimeout" (${settings.actTimeout} ms)`)
   }
-  return Object.freeze(resolved as unknown as BackgroundSettings)
+  return resolved
 }

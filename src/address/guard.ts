@@ -1,0 +1,45 @@
+// A stage between judging an act and running it, which the plugin entry may set from a capability
+// of its own (src/idempotency/): for an accepted act it answers in the act's stead, or lets it run
+// and is told the answer. The core only calls it: the capability imports the core, never the reverse.
+import type { Via } from '../diagnostics.ts'
+
+/** An answer as the core sends it: a status, header fields, a body ('' for none). */
+export interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | string[]>>
+  readonly body: string
+}
+
+/** What the request that runs the act tells the guard once it is answered. */
+export interface Ticket {
+  /** The act ran and this was its answer. */
+  done (answer: Answer): void
+  /** The act never ran (refused for maxJobs). */
+  free (): void
+}
+
+/** The guard's word on one accepted act: run it as ever (undefined), answer this instead, or run it and tell the ticket. */
+export type Passage = undefined | { readonly answer: Answer } | { readonly ticket: Ticket }
+
+export interface Guard {
+  /** Whether the guard will read this request's body bytes, so that the parser keeps them. */
+  wants (headers: Readonly<Record<string, unknown>>): boolean
+  pass (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Passage | Promise<Passage>
+}
+
+/**
+ * The answer a kept act comes to when the address did not make it: the act answered the request by
+ * itself, or its answer was past what is kept. The act ran; a retry is told it failed.
+ */
+export const UNKEPT: Answer = Object.freeze({ status: 500, headers: Object.freeze({}), body: '' })
+
+/** Requests whose act never ran though they were let through (maxJobs): their key is freed. */
+const unrun = new WeakSet<object>()
+
+export function markUnrun (request: object): void {
+  unrun.add(request)
+}
+
+export function wasUnrun (request: object): boolean {
+  return unrun.has(request)
+}

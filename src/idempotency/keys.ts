@@ -1,0 +1,117 @@
+// The keys an address holds, in this process: what a key has come to (an act running, an answer
+// kept) and the one move each request makes on it. The shared keys (shared.ts) make the same moves
+// in Redis, atomically; test/idempotency/machine.test.ts holds both to one model.
+import type { Answer, Ticket } from '../address/guard.ts'
+
+/** An answer kept for a key: what a retry gets again (its status, the header fields the act set, its body). */
+export type Kept = Answer
+
+/**
+ * What claiming a key comes to: the act is this request's to run (`claimed`), the answer kept for
+ * it (`done`), still running elsewhere (`running`), the key taken by other bytes (`mismatch`), or
+ * no room to hold another key (`full`) or no store to ask (`away`), for `retryAfter` seconds.
+ */
+export type Claim =
+  | { readonly kind: 'claimed', readonly ticket: Ticket }
+  | { readonly kind: 'done', readonly kept: Kept }
+  | { readonly kind: 'running' | 'full' | 'away', readonly retryAfter: number }
+  | { readonly kind: 'mismatch' }
+
+/** Where an address's keys live: in this process, or shared through Redis. */
+export interface Keys {
+  claim (key: string, fingerprint: string): Claim | Promise<Claim>
+  close (): Promise<void>
+}
+
+/** Settings of the `idempotency` option. */
+export interface IdempotencySettings {
+  /** Milliseconds an answer is kept from its act's end. */
+  readonly keep: number
+  /** Keys held at once in this process (running or kept). */
+  readonly maxKeys: number
+  /** With `share`: milliseconds a running act's claim outlives the last sign of life of its process. */
+  readonly lease: number
+}
+
+/** Seconds to wait before asking again about a key whose act is running. */
+export const RUNNING_RETRY = 1
+
+interface Entry {
+  readonly fingerprint: string
+  kept: Kept | undefined
+  /** When a kept answer goes; Infinity while running. */
+  expires: number
+}
+
+/**
+ * Keys in this process. Answers are kept in the order their acts ended, which with one `keep` is
+ * the order they expire in, so expiry looks only at the oldest. Running acts sit apart.
+ */
+export class LocalKeys implements Keys {
+  readonly #settings: IdempotencySettings
+  readonly #now: () => number
+  readonly #entries = new Map<string, Entry>()
+  /** Kept answers in the order they expire. */
+  readonly #kept = new Map<string, Entry>()
+
+  constructor (settings: IdempotencySettings, now: () => number = Date.now) {
+    this.#settings = settings
+    this.#now = now
+  }
+
+  /** Keys held now, running or kept. */
+  get size (): number {
+    this.#expire()
+    return this.#entries.size
+  }
+
+  claim (key: string, fingerprint: string): Claim {
+    this.#expire()
+    const entry = this.#entries.get(key)
+    if (entry !== undefined) {
+      if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' }
+      return entry.kept === undefined ? { kind: 'running', retryAfter: RUNNING_RETRY } : { kind: 'done', kept: entry.kept }
+    }
+    if (this.#entries.size >= this.#settings.maxKeys) return { kind: 'full', retryAfter: this.#retryAfter() }
+    const claimed: Entry = { fingerprint, kept: undefined, expires: Infinity }
+    this.#entries.set(key, claimed)
+    let told = false
+    return {
+      kind: 'claimed',
+      ticket: {
+        done: (kept) => {
+          if (told) return
+          told = true
+          claimed.kept = kept
+          claimed.expires = this.#now() + this.#settings.keep
+          this.#kept.set(key, claimed)
+        },
+        free: () => {
+          if (told) return
+          told = true
+          this.#entries.delete(key)
+        }
+      }
+    }
+  }
+
+  async close (): Promise<void> {
+    this.#entries.clear()
+    this.#kept.clear()
+  }
+
+  #expire (): void {
+    const now = this.#now()
+    for (const [key, entry] of this.#kept) {
+      if (entry.expires > now) return
+      this.#kept.delete(key)
+      this.#entries.delete(key)
+    }
+  }
+
+  /** Seconds until the oldest kept answer goes (and makes room), at least 1. */
+  #retryAfter (): number {
+    const oldest = this.#kept.values().next()
+    return oldest.done === true ? RUNNING_RETRY : Math.max(1, Math.ceil((oldest.value.expires - this.#now()) / 1000))
+  }
+}

@@ -1,0 +1,124 @@
+// An address's keys in Redis, shared by every instance serving it: one hash a key, claimed,
+// answered and freed by Lua scripts, each one atomic step, so that of two instances claiming one
+// key at once exactly one runs the act. A running claim carries a lease its process renews; a
+// claim whose lease lapsed (its process died mid-act) reads as the LOST answer, since the act may
+// have run, and is never run again.
+import { randomUUID } from 'node:crypto'
+import type { SharedRedis } from '../address/share.ts'
+import { UNKEPT as LOST, type Ticket } from '../address/guard.ts'
+import { RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
+
+// Redis's clock, so that every instance reads a lease by one clock.
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`
+// KEYS: the key's hash. ARGV: fingerprint, owner, lease, keep, the lost answer. Answers
+// {'claimed'}, {'mismatch'}, {'done', answer}, {'running', ms left of the lease}.
+const CLAIM = `${NOW}
+local key, fingerprint, owner, lease, keep, lost = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local stored = redis.call('HMGET', key, 'fingerprint', 'answer', 'until')
+if not stored[1] then
+  redis.call('HSET', key, 'fingerprint', fingerprint, 'owner', owner, 'until', now + lease)
+  redis.call('PEXPIRE', key, keep + lease)
+  return {'claimed'}
+end
+if stored[1] ~= fingerprint then return {'mismatch'} end
+if stored[2] then return {'done', stored[2]} end
+local left = tonumber(stored[3]) - now
+if left > 0 then return {'running', left} end
+redis.call('HSET', key, 'answer', lost)
+redis.call('HDEL', key, 'owner')
+redis.call('PEXPIRE', key, keep)
+return {'done', lost}`
+
+// KEYS: the key's hash. ARGV: owner, and a lease and the hash's time to live (renew), or an
+// answer and keep, or nothing (free). Only the claim's owner may, and only while its act runs.
+const RENEW = `${NOW}
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'until', now + tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1`
+const ANSWER = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+redis.call('HDEL', KEYS[1], 'owner')
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+return 1`
+const FREE = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`
+
+/** Seconds to wait before asking again while Redis is away. */
+const AWAY_RETRY = 1
+
+export class SharedKeys implements Keys {
+  readonly #redis: SharedRedis
+  readonly #prefix: string
+  readonly #settings: IdempotencySettings
+  readonly #warn: (message: string) => void
+  readonly #lost: string
+  /** Leases renewed while their acts run, each stopped when its act is answered. */
+  readonly #renewing = new Set<ReturnType<typeof setInterval>>()
+
+  constructor (redis: SharedRedis, prefix: string, settings: IdempotencySettings, warn: (message: string) => void) {
+    this.#redis = redis
+    this.#prefix = prefix
+    this.#settings = settings
+    this.#warn = warn
+    this.#lost = JSON.stringify(LOST)
+  }
+
+  async claim (key: string, fingerprint: string): Promise<Claim> {
+    const id = this.#prefix + key
+    const owner = randomUUID()
+    const { keep, lease } = this.#settings
+    let reply: unknown
+    try {
+      reply = await this.#redis.eval(CLAIM, 1, id, fingerprint, owner, lease, keep, this.#lost)
+    } catch {
+      return { kind: 'away', retryAfter: AWAY_RETRY }
+    }
+    const [kind, value] = reply as [string, string | number | undefined]
+    if (kind === 'mismatch') return { kind }
+    if (kind === 'running') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
+    if (kind === 'done') return { kind, kept: keptOf(String(value)) }
+    return { kind: 'claimed', ticket: this.#ticket(id, owner) }
+  }
+
+  /** The claim's owner: its lease renewed every third of it until the act is answered. */
+  #ticket (id: string, owner: string): Ticket {
+    const { keep, lease } = this.#settings
+    const renew = setInterval(() => { this.#redis.eval(RENEW, 1, id, owner, lease, keep + lease).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
+    renew.unref()
+    this.#renewing.add(renew)
+    let told = false
+    const end = (script: string, ...args: (string | number)[]): void => {
+      if (told) return
+      told = true
+      clearInterval(renew)
+      this.#renewing.delete(renew)
+      this.#redis.eval(script, 1, id, owner, ...args).then((done) => {
+        if (done !== 1) this.#warn('gpt: an idempotency key\'s lease lapsed before its act was answered; retries get 500')
+      }, () => { this.#warn('gpt: an idempotency key\'s answer was not stored: Redis is away; retries get 500 once its lease lapses') })
+    }
+    return {
+      done: (kept) => { end(ANSWER, JSON.stringify(kept), keep) },
+      free: () => { end(FREE) }
+    }
+  }
+
+  async close (): Promise<void> {
+    for (const renew of this.#renewing) clearInterval(renew)
+    this.#renewing.clear()
+  }
+}
+
+/** A stored answer read back; one that is not what an instance writes reads as LOST. */
+function keptOf (text: string): Kept {
+  try {
+    const { status, headers, body } = JSON.parse(text) as Record<string, unknown>
+    if (Number.isInteger(status) && typeof body === 'string' && headers !== null && typeof headers === 'object' && !Array.isArray(headers) &&
+      Object.values(headers).every((value) => typeof value === 'string' || (Array.isArray(value) && value.every((each) => typeof each === 'string')))) {
+      return { status: status as number, headers: headers as Kept['headers'], body }
+    }
+  } catch {}
+  return LOST
+}

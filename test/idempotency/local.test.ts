@@ -1,0 +1,190 @@
+// Idempotency-Key on one host: the act runs once per key and body, a retry gets the kept bytes.
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
+import gpt, { GPT_ERR_OPTION_INVALID, type GptOptions } from '../../src/index.ts'
+import { host, noteForm, registrationError } from '../helpers/host.ts'
+
+const post = (app: FastifyInstance, payload: string, headers: Record<string, string> = {}, url = '/'): Promise<LightMyRequestResponse> =>
+  app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
+
+/** Everything a client sees of a response but its date. */
+const shape = (response: LightMyRequestResponse): { status: number, headers: Record<string, unknown>, body: string } => {
+  const { date, ...headers } = response.headers
+  return { status: response.statusCode, headers, body: response.body }
+}
+
+const KEY = { 'idempotency-key': '"8e03978e-40d5-43e8-bc93-6894a57f9324"' }
+
+/** A host whose act counts its runs and answers with the count, a header of its own set. */
+async function counting (options: Partial<GptOptions> = {}): Promise<{ app: FastifyInstance, runs: () => number }> {
+  let runs = 0
+  const { app } = await host({
+    idempotency: true,
+    act: (body, request, reply) => {
+      runs++
+      reply.header('x-order', `o-${runs}`)
+      return { run: runs, body }
+    },
+    ...options
+  })
+  return { app, runs: () => runs }
+}
+
+describe('an address with idempotency', () => {
+  it('runs an act once per key: a retry with the same bytes gets the first answer, byte for byte, marked as replayed', async () => {
+    const { app, runs } = await counting()
+    const first = await post(app, '{"note":"a"}', KEY)
+    assert.equal(first.statusCode, 200)
+    assert.equal(first.headers['x-order'], 'o-1')
+    for (let i = 0; i < 3; i++) {
+      const again = shape(await post(app, '{"note":"a"}', KEY))
+      const { 'idempotent-replayed': replayed, ...headers } = again.headers
+      assert.equal(replayed, 'true')
+      assert.deepEqual({ ...again, headers }, shape(first))
+    }
+    assert.equal(runs(), 1)
+    await app.close()
+  })
+
+  it('answers other bytes under a used key with a bare 422, and runs nothing', async () => {
+    const { app, runs } = await counting()
+    await post(app, '{"note":"a"}', KEY)
+    // the same value in other bytes is another body: the key names these bytes
+    for (const other of ['{"note":"b"}', '{ "note":"a"}', '{"note":"a","stars":1}']) {
+      const response = await post(app, other, KEY)
+      assert.deepEqual([response.statusCode, response.body, response.headers['content-type']], [422, '', undefined])
+    }
+    assert.equal(runs(), 1)
+    await app.close()
+  })
+
+  it('answers a retry while the first is still running with 409 and Retry-After, then the kept answer', async () => {
+    let release = (): void => {}
+    const { app } = await host({ idempotency: true, act: () => new Promise((resolve) => { release = () => resolve({ done: true }) }) })
+    const first = post(app, '{"note":"a"}', KEY)
+    await sleep(20)
+    const during = await post(app, '{"note":"a"}', KEY)
+    assert.deepEqual([during.statusCode, during.headers['retry-after'], during.body], [409, '1', ''])
+    release()
+    assert.equal((await first).body, '{"done":true}')
+    const after = await post(app, '{"note":"a"}', KEY)
+    assert.deepEqual([after.statusCode, after.body, after.headers['idempotent-replayed']], [200, '{"done":true}', 'true'])
+    await app.close()
+  })
+
+  it('keeps nothing for a body the form refuses: the bare 204, and the key is still free', async () => {
+    const { app, runs } = await counting()
+    for (const refused of ['{"note":""}', '{"note":"a","x":1}', 'nope', '']) {
+      const response = await post(app, refused, KEY)
+      assert.deepEqual([response.statusCode, response.body], [204, ''])
+    }
+    assert.equal((await post(app, '{"note":"a"}', KEY)).statusCode, 200)
+    assert.equal(runs(), 1)
+    await app.close()
+  })
+
+  it('leaves a request without the header as it is, byte for byte, and runs it every time', async () => {
+    const plain = await counting({ idempotency: false })
+    const kept = await counting()
+    for (const body of ['{"note":"a"}', '{"note":"a"}', '{"note":""}', '{"x":1}']) {
+      assert.deepEqual(shape(await post(kept.app, body)), shape(await post(plain.app, body)))
+    }
+    assert.equal(kept.runs(), 2)
+    await plain.app.close()
+    await kept.app.close()
+  })
+
+  it('ignores the header where the option is off', async () => {
+    const { app, runs } = await counting({ idempotency: false })
+    await post(app, '{"note":"a"}', KEY)
+    const second = await post(app, '{"note":"a"}', KEY)
+    assert.equal(second.headers['idempotent-replayed'], undefined)
+    assert.equal(runs(), 2)
+    await app.close()
+  })
+
+  it('refuses a malformed key with a bare 400 and keeps nothing', async () => {
+    const { app, runs } = await counting()
+    const bad = ['""', '"a', 'a b', '"a";p=1', '"x", "y"', 'a,b', `"${'k'.repeat(256)}"`, '"é"', '"\\a"', ' ']
+    for (const key of bad) {
+      const response = await post(app, '{"note":"a"}', { 'idempotency-key': key })
+      assert.deepEqual([key, response.statusCode, response.body], [key, 400, ''])
+    }
+    assert.equal(runs(), 0)
+    // a bare key and its String are one key; escapes are read
+    await post(app, '{"note":"a"}', { 'idempotency-key': 'k-1' })
+    assert.equal((await post(app, '{"note":"a"}', { 'idempotency-key': '"k-1"' })).headers['idempotent-replayed'], 'true')
+    await post(app, '{"note":"a"}', { 'idempotency-key': '"a\\"b"' })
+    assert.equal((await post(app, '{"note":"a"}', { 'idempotency-key': '"a\\"b"' })).headers['idempotent-replayed'], 'true')
+    assert.equal((await post(app, '{"note":"a"}', { 'idempotency-key': `"${'k'.repeat(255)}"` })).statusCode, 200)
+    assert.equal(runs(), 3)
+    await app.close()
+  })
+
+  it('forgets a key `keep` ms after its act ended: then the act runs again', async () => {
+    const { app, runs } = await counting({ idempotency: { keep: 100 } })
+    await post(app, '{"note":"a"}', KEY)
+    await post(app, '{"note":"a"}', KEY)
+    assert.equal(runs(), 1)
+    await sleep(150)
+    const fresh = await post(app, '{"note":"a"}', KEY)
+    assert.deepEqual([fresh.statusCode, fresh.headers['idempotent-replayed'], runs()], [200, undefined, 2])
+    await app.close()
+  })
+
+  it('keeps a failed act\'s bare 500 and a timed-out act\'s bare 503: the act ran, so a retry does not run it', async () => {
+    let runs = 0
+    const failing = await host({ idempotency: true, act: () => { runs++; throw new Error('down') } })
+    assert.equal((await post(failing.app, '{"note":"a"}', KEY)).statusCode, 500)
+    const again = await post(failing.app, '{"note":"a"}', KEY)
+    assert.deepEqual([again.statusCode, again.body, again.headers['idempotent-replayed'], runs], [500, '', 'true', 1])
+    await failing.app.close()
+    const slow = await host({ idempotency: true, actTimeout: 20, act: () => { runs++; return sleep(200) } })
+    assert.equal((await post(slow.app, '{"note":"a"}', KEY)).statusCode, 503)
+    const late = await post(slow.app, '{"note":"a"}', KEY)
+    assert.deepEqual([late.statusCode, late.headers['idempotent-replayed'], runs], [503, 'true', 2])
+    await slow.app.close()
+  })
+
+  it('keeps no answer the address did not make: an act that answered by itself replays as a bare 500', async () => {
+    let runs = 0
+    const { app } = await host({ idempotency: true, act: (body, request, reply) => { runs++; reply.code(201).send('made here') } })
+    assert.equal((await post(app, '{"note":"a"}', KEY)).statusCode, 201)
+    const again = await post(app, '{"note":"a"}', KEY)
+    assert.deepEqual([again.statusCode, again.headers['idempotent-replayed'], runs], [500, 'true', 1])
+    await app.close()
+  })
+
+  it('past maxKeys keys held, a new key is a 503 with Retry-After and runs nothing; a kept one still replays', async () => {
+    const { app, runs } = await counting({ idempotency: { maxKeys: 2, keep: 60_000 } })
+    await post(app, '{"note":"a"}', { 'idempotency-key': 'a' })
+    await post(app, '{"note":"a"}', { 'idempotency-key': 'b' })
+    const full = await post(app, '{"note":"a"}', { 'idempotency-key': 'c' })
+    assert.deepEqual([full.statusCode, full.headers['retry-after'], runs()], [503, '60', 2])
+    assert.equal((await post(app, '{"note":"a"}', { 'idempotency-key': 'a' })).headers['idempotent-replayed'], 'true')
+    assert.equal((await post(app, '{"note":"a"}')).statusCode, 200) // no key: as ever
+    await app.close()
+  })
+
+  it('keys each address apart', async () => {
+    const app = Fastify()
+    let runs = 0
+    const address: GptOptions = { form: noteForm, idempotency: true, rateLimit: false, act: () => ++runs }
+    await app.register(gpt, { ...address, prefix: '/a' })
+    await app.register(gpt, { ...address, prefix: '/b' })
+    await post(app, '{"note":"a"}', KEY, '/a')
+    await post(app, '{"note":"a"}', KEY, '/b')
+    assert.equal(runs, 2)
+    await app.close()
+  })
+
+  it('refuses a bad option at registration, naming it', async () => {
+    for (const idempotency of [null, 1, 'yes', [], { keep: 0 }, { keep: 1.5 }, { keep: 2 ** 31 }, { maxKeys: -1 }, { lease: '10' }, { ttl: 5 }]) {
+      const error = await registrationError({ form: noteForm, idempotency }, '/orders')
+      assert.ok(error instanceof GPT_ERR_OPTION_INVALID, String(error))
+      assert.match((error as Error).message, /\/orders.*"idempotency/)
+    }
+  })
+})
