@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import gpt, { GPT_ERR_OPTION_INVALID, type GptOptions } from '../../src/index.ts'
 import { host, noteForm, registrationError } from '../helpers/host.ts'
+import { slowHost } from '../helpers/jobs.ts'
 
 const post = (app: FastifyInstance, payload: string, headers: Record<string, string> = {}, url = '/'): Promise<LightMyRequestResponse> =>
   app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
@@ -186,5 +187,33 @@ describe('an address with idempotency', () => {
       assert.ok(error instanceof GPT_ERR_OPTION_INVALID, String(error))
       assert.match((error as Error).message, /\/orders.*"idempotency/)
     }
+  })
+
+  it('answers a retry of an act that became a job with the same handle, and starts no second job', async () => {
+    const { app, stepper } = await slowHost({ after: 10_000 }, { idempotency: true })
+    const headers = { ...KEY, prefer: 'respond-async' }
+    const first = await post(app, '{"steps":2}', headers, '/slow')
+    assert.equal(first.statusCode, 200)
+    const again = await post(app, '{"steps":2}', headers, '/slow')
+    assert.deepEqual([again.body, again.headers['link'], again.headers['idempotent-replayed']], [first.body, first.headers['link'], 'true'])
+    assert.equal(stepper.signals.length, 1)
+    // the job address named by the handle is the one job
+    assert.equal((await app.inject(JSON.parse(first.body).href)).statusCode, 200)
+    for (const g of stepper.gates) g.open()
+    await app.close()
+  })
+
+  it('frees the key of an act refused for maxJobs (it never ran): a retry runs it', async () => {
+    const { app, stepper } = await slowHost({ maxJobs: 1 }, { idempotency: true })
+    const async = { prefer: 'respond-async' }
+    await post(app, '{"steps":1}', { ...async, 'idempotency-key': 'first' }, '/slow')
+    const busy = await post(app, '{"steps":1}', { ...async, ...KEY }, '/slow')
+    assert.equal(busy.statusCode, 503)
+    stepper.gates[1]!.open()
+    await sleep(30)
+    const retried = await post(app, '{"steps":1}', { ...async, ...KEY }, '/slow')
+    assert.deepEqual([retried.statusCode, retried.headers['idempotent-replayed']], [200, undefined])
+    assert.equal(stepper.signals.length, 2)
+    await app.close()
   })
 })
