@@ -84,7 +84,6 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       if (ran.kind === 'value') return ran.value
       if (ran.kind === 'job') return handle(ran.href, reply, prefer.async)
       if (ran.kind === 'busy') request.log.warn('gpt: act refused, maxJobs reached')
-      if (ran.kind === 'busy') markUnrun(request)
       reply.code(503).header('retry-after', String(ran.retryAfter)).send()
       return undefined
     }
@@ -104,6 +103,7 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
     const place = store.reserve(request.ip)
     if (place === undefined) {
       noteOutcome(request, 'busy')
+      markUnrun(request) // a guard's key is free again (src/address/guard.ts)
       return { kind: 'busy', retryAfter: store.retryAfter(request.ip, actTimeout) }
     }
     const context = new LazyContext()

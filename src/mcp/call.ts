@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Edition } from '../address/address.ts'
 import { invoke, judge, LATE, publishRefusal, readValue, Refused, stale, told, type Settled, type Source } from '../address/pipeline.ts'
 import { handleBody, type Ran } from '../jobs/run.ts'
+import { UNKEPT, wasUnrun, type Answer as Kept, type Passage } from '../address/guard.ts'
 import type { Hosted } from './registry.ts'
 import { spanAt } from './span.ts'
 import type { Tool } from './tools.ts'
@@ -26,7 +27,7 @@ export const TIMED_OUT = fixed('The act did not finish in time.')
 /** What a call comes to: a result (JSON text), or an HTTP answer outside the protocol (429, 503). */
 export type Answer =
   | { readonly result: string }
-  | { readonly status: 429 | 503, readonly retryAfter: number }
+  | { readonly status: 409 | 429 | 503, readonly retryAfter: number }
 
 /** One call's facts, besides the request it came in. */
 export interface Call {
@@ -47,6 +48,8 @@ export interface Call {
   readonly progress: ((value: unknown) => void) | undefined
   /** The origin the job handle's link is written against. */
   readonly origin: string
+  /** The call's Idempotency-Key: `_meta["fastify-gpt/idempotency-key"]`, else the request's header field. */
+  readonly idempotencyKey: string | string[] | undefined
 }
 
 export async function callTool (call: Call, request: FastifyRequest, reply: FastifyReply): Promise<Answer> {
@@ -71,14 +74,26 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   const refused = judge(edition, value)
   if (refused !== undefined) return { result: refusal(refused, settings.explain, request, source) }
 
-  request.gptActor = call.actor
-  request.log.info({ gptActor: call.actor }, 'gpt: act')
-  const background = hosted.background
-  const act = background === undefined
-    ? () => settings.act(value as never, request, reply)
-    : () => background.start(value as never, request, reply, { wait: background.after, progress: call.progress })
-  const settled = await invoke(act, settings.actTimeout, source)
-  return answer(settled, background === undefined ? undefined : call.origin, request, reply)
+  const run = async (): Promise<Answer> => {
+    request.gptActor = call.actor
+    request.log.info({ gptActor: call.actor }, 'gpt: act')
+    const background = hosted.background
+    const act = background === undefined
+      ? () => settings.act(value as never, request, reply)
+      : () => background.start(value as never, request, reply, { wait: background.after, progress: call.progress })
+    const settled = await invoke(act, settings.actTimeout, source)
+    return answer(settled, background === undefined ? undefined : call.origin, request, reply)
+  }
+  const { guard } = settings
+  if (guard === undefined || call.idempotencyKey === undefined) return run()
+  const passage = await guard.pass({ [KEY_FIELD]: call.idempotencyKey }, argumentBytes(call), 'mcp')
+  return guarded(passage, run, request)
+}
+
+/** The arguments' bytes as sent (a wrapped form's `value`): what an Idempotency-Key's fingerprint is of. */
+function argumentBytes (call: Call): Buffer {
+  const [start, end] = spanAt(call.bytes, call.tool.wrapped ? ['params', 'arguments', 'value'] : ['params', 'arguments']) ?? [0, 0]
+  return call.bytes.subarray(start, end)
 }
 
 /**
@@ -162,4 +177,40 @@ function jobResult (handle: ReturnType<typeof handleBody>): string {
 function failed (error: unknown, how: string, request: FastifyRequest): Answer {
   request.log.error({ err: error instanceof Error ? error : undefined, how }, 'gpt: act failed')
   return { result: FAILED }
+}
+
+// tools/call under an Idempotency-Key (docs/idempotency.md): the address's guard, its POST's,
+// keeps a call's result under its key apart from POST's answers and answers a retry with the same
+// result text; its other answers become a call's.
+
+/** The request header field a call's key may come in, when its `_meta` names none. */
+export const KEY_FIELD = 'idempotency-key'
+
+/** The key was used with other arguments: draft-ietf-httpapi-idempotency-key-header's 422, as a result. */
+export const MISMATCHED = fixed('This idempotency key was used with other arguments: call with a new key.')
+/** The key is not one (empty, over 255 characters, or characters a String does not hold): its 400. */
+export const MALFORMED = fixed('The idempotency key is malformed: send a string of 1 to 255 visible ASCII characters.')
+
+/** Runs the call as the guard says, and tells it the result. */
+export async function guarded (passage: Passage, run: () => Promise<Answer>, request: FastifyRequest): Promise<Answer> {
+  if (passage === undefined) return run()
+  if ('answer' in passage) return fromKept(passage.answer)
+  const answered = await run()
+  if ('result' in answered) passage.ticket.done({ status: 200, headers: {}, body: answered.result })
+  else if (wasUnrun(request)) passage.ticket.free() // maxJobs: it never ran
+  else passage.ticket.done(UNKEPT)
+  return answered
+}
+
+/** A guard's answer as a call's: a kept result, a refusal as a result, or an HTTP answer outside the protocol. */
+function fromKept (kept: Kept): Answer {
+  const retryAfter = Number(kept.headers['retry-after'] ?? 1)
+  switch (kept.status) {
+    case 200: return { result: kept.body }
+    case 400: return { result: MALFORMED }
+    case 409: return { status: 409, retryAfter }
+    case 422: return { result: MISMATCHED }
+    case 503: return { status: 503, retryAfter }
+    default: return { result: FAILED } // the act ran and its result is not kept (its process was lost)
+  }
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
 import { UNAVAILABLE } from '../jobs/index.ts'
-import { callTool, type Answer } from './call.ts'
+import { callTool, KEY_FIELD, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { event, openStream } from './stream.ts'
 
@@ -107,6 +107,13 @@ export function actorOf (request: FastifyRequest): string | undefined {
 /** Where this request reached the host, as the client wrote it (behind a proxy, with trustProxy). */
 export const originOf = (request: FastifyRequest): string => `${request.protocol}://${request.host}`
 
+/** A call answered outside the protocol, by its HTTP status. */
+const BUSY = {
+  409: 'Running: the act under this idempotency key has not answered yet; call again later with the same key',
+  429: 'Rate limited: call again later',
+  503: 'Busy: call again later'
+} as const
+
 /** The longest progress message sent, as a job's (src/jobs/job.ts). */
 const MESSAGE = 4096
 
@@ -118,6 +125,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   const meta = isObject(params['_meta']) ? params['_meta'] : undefined
   const token = meta?.['progressToken']
   const ifMatch = meta?.['fastify-gpt/if-match']
+  const key = meta?.['fastify-gpt/idempotency-key']
   // Progress goes on the call's own stream, opened with the first value (a quick act answers in JSON).
   let stream: ReturnType<typeof openStream> | undefined
   let count = 0
@@ -140,11 +148,12 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
     actor: actorOf(request),
     progress,
-    origin: originOf(request)
+    origin: originOf(request),
+    idempotencyKey: typeof key === 'string' ? key : request.headers[KEY_FIELD]
   }, request, reply)
   const json = 'result' in answered
     ? resultOf(id, answered.result)
-    : errorOf(id, -32000, answered.status === 429 ? 'Rate limited: call again later' : 'Busy: call again later')
+    : errorOf(id, -32000, BUSY[answered.status])
   if (stream !== undefined) {
     stream.end(event(json))
     return undefined
