@@ -15,7 +15,7 @@ export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { sc
     return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }, path) }
   }
   const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
-  const described = part === 'arrival' ? arrival(path) : act(path)
+  const described = part === 'arrival' ? arrival(path) : act(path, settings.idempotency !== undefined && settings.idempotency !== false)
   return { schema: undefined, config: transform({ ...tags, ...described }, path) }
 }
 
@@ -48,15 +48,34 @@ const arrival = (path: string): object => ({
   }
 })
 
-const act = (path: string): object => ({
+const act = (path: string, idempotent: boolean): object => ({
   summary: 'An act: a JSON value the form admits',
   description: `draft-ferguson-gpt-00 §5: the body is a JSON value valid against the s that GET ${path} returns at the ` +
     'moment of the act (not repeated here: it may change). Any other body gets the same bare 204.',
   body: { description: `Any JSON value that the s of GET ${path} admits` },
+  ...(idempotent ? { headers: KEY_HEADER } : {}),
   response: {
     200: { description: "The act's result, as JSON" },
     204: bare('Refused: not a JSON value the form admits (always this bare answer, whatever the cause)'),
+    ...(idempotent ? KEY_RESPONSES : {}),
     429: bare('Too many requests: come back after Retry-After'),
     500: bare('The act failed')
   }
 })
+
+// With `idempotency`, the address honours Idempotency-Key (docs/idempotency.md): said here, the
+// one place a client reads of an address beside its arrival, whose members the draft fixes (§3).
+const KEY_HEADER = {
+  type: 'object',
+  properties: {
+    'idempotency-key': {
+      type: 'string',
+      description: 'draft-ietf-httpapi-idempotency-key-header: a key of 1 to 255 characters; an act carrying it runs once, and a retry with the same key and body bytes gets the first answer again, with Idempotent-Replayed: true'
+    }
+  }
+}
+const KEY_RESPONSES = {
+  400: bare('The Idempotency-Key is malformed'),
+  409: bare('The act under this Idempotency-Key is still running: come back after Retry-After'),
+  422: bare('This Idempotency-Key was used with another body')
+}

@@ -59,12 +59,6 @@ export class LocalKeys implements Keys {
     this.#now = now
   }
 
-  /** Keys held now, running or kept. */
-  get size (): number {
-    this.#expire()
-    return this.#entries.size
-  }
-
   claim (key: string, fingerprint: string): Claim {
     this.#expire()
     const entry = this.#entries.get(key)

@@ -82,6 +82,19 @@ describe('one truth beside @fastify/swagger (draft §1, §7.3)', () => {
     await app.close()
   })
 
+  it('says, with idempotency, that the act honours Idempotency-Key and what it may answer: a valid document', async () => {
+    for (const idempotency of [true, { keep: 1000 }, false]) {
+      const { app } = await described({ openapi: true, idempotency })
+      const document = app.swagger() as { paths: Record<string, { post: { parameters?: Array<{ in: string, name: string }>, responses: Record<string, unknown> } }> }
+      await SwaggerParser.validate(structuredClone(document) as never)
+      const post = document.paths['/tree']!.post
+      const on = idempotency !== false
+      assert.equal(post.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'idempotency-key') === true, on)
+      assert.deepEqual(['400', '409', '422'].map((status) => status in post.responses), [on, on, on])
+      await app.close()
+    }
+  })
+
   it('refuses an openapi option that is neither a boolean nor { tags }', async () => {
     for (const openapi of ['yes', { tags: 'gpt' }, { tags: [], hide: true }, null]) {
       const error = await registrationError({ form: {}, openapi }) as Error & { code?: string }

@@ -106,7 +106,8 @@ describe('the keys\' state machine against a model', () => {
     })
 
     it('reads a claim whose lease lapsed (its process gone mid-act) as a bare 500, never free to run again', async () => {
-      const keys = new SharedKeys(await ready(), 'lapse:', { keep: 60_000, maxKeys: 1, lease: 60 }, () => {})
+      const warned: string[] = []
+      const keys = new SharedKeys(await ready(), 'lapse:', { keep: 60_000, maxKeys: 1, lease: 60 }, (message) => warned.push(message))
       const claimed = await keys.claim('k', 'x')
       assert.equal(claimed.kind, 'claimed')
       await keys.close() // its renewals stop, as when its process dies
@@ -114,6 +115,11 @@ describe('the keys\' state machine against a model', () => {
       await new Promise((resolve) => setTimeout(resolve, 120))
       assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
       assert.equal((await keys.claim('k', 'y')).kind, 'mismatch')
+      // its process, were it only slow, answers too late: the answer is not taken, and it says so
+      if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
+      await until(() => warned.length === 1, 'a warning')
+      assert.match(warned[0]!, /lease lapsed/)
+      assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
     })
 
     it('renews a running act\'s lease, so a long act keeps its key', async () => {
@@ -135,6 +141,15 @@ describe('the keys\' state machine against a model', () => {
       }
       const down = new SharedKeys(redis.client({ port: 1 }), 'odd:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
       assert.deepEqual(await down.claim('k', 'x'), { kind: 'away', retryAfter: 1 })
+      // Redis gone between the claim and the answer: the answer is not stored, and that is said
+      const warned: string[] = []
+      const lost = await ready()
+      const leaving = new SharedKeys(lost, 'gone:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, (message) => warned.push(message))
+      const claimed = await leaving.claim('k', 'x')
+      lost.disconnect()
+      if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
+      await until(() => warned.length === 1, 'a warning')
+      assert.match(warned[0]!, /not stored/)
     })
   })
 })

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import gpt, { type GptOptions } from '../../src/index.ts'
-import { MALFORMED, MISMATCHED } from '../../src/mcp/call.ts'
+import type { Answer } from '../../src/address/guard.ts'
+import { FAILED, guarded, MALFORMED, MISMATCHED } from '../../src/mcp/call.ts'
 import { bridged, callText, noteForm, raw, type Bridged } from './bridge-host.ts'
 
 let host: Bridged
@@ -15,6 +16,8 @@ before(async () => {
     const add = (prefix: string, options: Partial<GptOptions>): unknown => app.register(gpt, { prefix, rateLimit: false, form: noteForm, idempotency: true, act: () => ({ run: ++runs }), ...options } as unknown as GptOptions)
     await add('/note', {})
     await add('/wait', { act: () => new Promise((resolve) => { release = () => resolve({ run: ++runs }) }) })
+    await add('/full', { idempotency: { maxKeys: 1 } })
+    await add('/job', { background: { maxJobs: 1, after: 10 }, act: () => new Promise((resolve) => { release = () => resolve({ run: ++runs }) }) })
     await add('/word', { form: { type: 'string' }, act: (word) => `${String(word)} ${++runs}` })
   })
 })
@@ -75,5 +78,32 @@ describe('tools/call with an idempotency key', () => {
     const posted = await host.app.inject({ method: 'POST', url: '/note', payload: '{"note":"a"}', headers: { 'content-type': 'application/json', 'idempotency-key': 'both' } })
     assert.equal(posted.headers['idempotent-replayed'], undefined)
     assert.equal(runs - before, 2)
+  })
+
+  it('past maxKeys, a call with a new key is answered 503 with Retry-After and runs nothing', async () => {
+    await call('full', '{"note":"a"}', { 'fastify-gpt/idempotency-key': 'one' })
+    const before = runs
+    const full = await call('full', '{"note":"a"}', { 'fastify-gpt/idempotency-key': 'two' })
+    assert.deepEqual([full.status, full.headers['retry-after'], runs], [503, String(24 * 3600), before])
+  })
+
+  it('frees the key of a call refused for maxJobs (it never ran): a retry runs it', async () => {
+    const job = await call('job', '{"note":"a"}', { 'fastify-gpt/idempotency-key': 'j-1' })
+    assert.match(job.body, /resource_link/)
+    const busy = await call('job', '{"note":"b"}', { 'fastify-gpt/idempotency-key': 'j-2' })
+    assert.equal(busy.status, 503)
+    release()
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const retried = await call('job', '{"note":"b"}', { 'fastify-gpt/idempotency-key': 'j-2' })
+    assert.match(retried.body, /resource_link/) // it ran, and became a job
+    release()
+  })
+
+  it('keeps the bare 500 for a call whose act ran and was answered outside the protocol, and answers it as the failed result', async () => {
+    const told: unknown[] = []
+    const ticket = { done: (answer: Answer) => told.push(answer), free: () => told.push('free') }
+    const answered = await guarded({ ticket }, async () => ({ status: 503, retryAfter: 2 }), {} as never)
+    assert.deepEqual([answered, told], [{ status: 503, retryAfter: 2 }, [{ status: 500, headers: {}, body: '' }]])
+    assert.deepEqual(await guarded({ answer: { status: 500, headers: {}, body: '' } }, async () => assert.fail('ran'), {} as never), { result: FAILED })
   })
 })
