@@ -21,9 +21,17 @@ const BARE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/
 export function keyOf (field: string | string[] | undefined): string | undefined | typeof MALFORMED {
   if (field === undefined) return undefined
   if (typeof field !== 'string') return MALFORMED
-  // RFC 8941 §4.2: leading and trailing spaces are not part of the item
-  const item = field.trim()
+  const item = spaceless(field)
   const quoted = QUOTED.exec(item)
   const key = quoted === null ? (BARE.test(item) ? item : undefined) : quoted[1]!.replace(/\\(["\\])/g, '$1')
   return key === undefined || key.length === 0 || key.length > KEY_LENGTH ? MALFORMED : key
+}
+
+/** RFC 8941 §4.2: leading and trailing spaces (SP only) are not part of the item. A loop: a regular expression for the end backtracks over each run of spaces. */
+function spaceless (field: string): string {
+  let start = 0
+  let end = field.length
+  while (start < end && field.charCodeAt(start) === 0x20) start++
+  while (end > start && field.charCodeAt(end - 1) === 0x20) end--
+  return field.slice(start, end)
 }
