@@ -12,12 +12,13 @@ export type Via = 'http' | 'mcp'
  * The stage that refused a body, a closed set: `size` (over bodyLimit), `timeout` (bodyTimeout),
  * `incomplete` (the client went away mid-body), `encoding` (a Content-Encoding that did not
  * decode), `parse` (not one strict JSON text, or empty), `depth` (over maxDepth), `schema` (the
- * form), `if-match` (an edition no longer current), `rate-limit` (the address's limit), and
- * `arguments` (an MCP call whose arguments are not where the tool's shape puts a body).
+ * form), `if-match` (an edition no longer current), `rate-limit` (the address's limit),
+ * `arguments` (an MCP call whose arguments are not where the tool's shape puts a body), and
+ * `idempotency` (its Idempotency-Key malformed, used with other bytes, still running, or not held).
  */
 export type Stage =
   | 'size' | 'timeout' | 'incomplete' | 'encoding' | 'parse' | 'depth' | 'schema'
-  | 'if-match' | 'rate-limit' | 'arguments'
+  | 'if-match' | 'rate-limit' | 'arguments' | 'idempotency'
 
 /** How an act ended, as its request saw it: its result sent, its failure (or actTimeout), a job handle, or refused for `maxJobs`. */
 export type Outcome = 'acted' | 'failed' | 'job' | 'busy'

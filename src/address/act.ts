@@ -189,7 +189,12 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
   }
   const pass = (request: FastifyRequest, reply: FastifyReply, body: unknown, passage: Passage): Answered => {
     if (passage === undefined) return run(request, reply, body, undefined)
-    return 'answer' in passage ? sendAnswer(reply, passage.answer) : run(request, reply, body, passage.ticket)
+    if ('ticket' in passage) return run(request, reply, body, passage.ticket)
+    if (passage.refused !== undefined) {
+      request.log.debug({ reason: passage.refused }, 'gpt: act refused')
+      publishRefusal(new Refused('idempotency', passage.refused), () => sourceOf(address, request))
+    }
+    return sendAnswer(reply, passage.answer)
   }
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
     // Where the route has no hook but the act's onSend, it comes off while no failed act is on

@@ -18,8 +18,11 @@ export interface Ticket {
   free (): void
 }
 
-/** The guard's word on one accepted act: run it as ever (undefined), answer this instead, or run it and tell the ticket. */
-export type Passage = undefined | { readonly answer: Answer } | { readonly ticket: Ticket }
+/**
+ * The guard's word on one accepted act: run it as ever (undefined), answer this instead (`refused`:
+ * why, for operators, where the act is refused rather than answered), or run it and tell the ticket.
+ */
+export type Passage = undefined | { readonly answer: Answer, readonly refused?: string } | { readonly ticket: Ticket }
 
 export interface Guard {
   /** Whether the guard will read this request's body bytes, so that the parser keeps them. */

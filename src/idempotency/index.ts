@@ -4,7 +4,7 @@
 // answers a retry with the same bytes from what it kept. The entry installs it as the core's guard.
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { UNKEPT, type Answer, type Guard, type Passage } from '../address/guard.ts'
+import { UNKEPT, type Guard, type Passage } from '../address/guard.ts'
 import type { ShareSettings } from '../address/share.ts'
 import { keyOf, MALFORMED } from './key.ts'
 import { LocalKeys, type Claim, type Keys } from './keys.ts'
@@ -15,11 +15,12 @@ export const HEADER = 'idempotency-key'
 /** The header field of a kept answer sent again (as the payment APIs that made the header common name it). */
 export const REPLAYED = 'idempotent-replayed'
 
-const bare = (status: number, headers: Record<string, string> = {}): { answer: Answer } => ({ answer: Object.freeze({ status, headers: Object.freeze(headers), body: '' }) })
+const bare = (status: number, refused: string, headers: Record<string, string> = {}): Passage =>
+  ({ answer: Object.freeze({ status, headers: Object.freeze(headers), body: '' }), refused })
 // draft-ietf-httpapi-idempotency-key-header §2.7: a malformed key is 400, a key reused with
 // another body 422, a key whose first request is still being answered 409.
-const MALFORMED_KEY = bare(400)
-const MISMATCH = bare(422)
+const MALFORMED_KEY = bare(400, 'the idempotency key is malformed')
+const MISMATCH = bare(422, 'the idempotency key was used with other bytes')
 
 /** What the entry wires: the guard, and how to let go of its keys when the host closes. */
 export interface Installed {
@@ -62,7 +63,7 @@ function passage (claim: Claim): Passage {
     }
     case 'done': return { answer: { ...claim.kept, headers: { ...claim.kept.headers, [REPLAYED]: 'true' } } }
     case 'mismatch': return MISMATCH
-    case 'running': return bare(409, { 'retry-after': String(claim.retryAfter) })
-    default: return bare(503, { 'retry-after': String(claim.retryAfter) })
+    case 'running': return bare(409, 'the act under the idempotency key is still running', { 'retry-after': String(claim.retryAfter) })
+    default: return bare(503, claim.kind === 'full' ? 'maxKeys idempotency keys are held' : 'the idempotency keys\' store is away', { 'retry-after': String(claim.retryAfter) })
   }
 }

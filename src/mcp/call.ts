@@ -87,6 +87,10 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   const { guard } = settings
   if (guard === undefined || call.idempotencyKey === undefined) return run()
   const passage = await guard.pass({ [KEY_FIELD]: call.idempotencyKey }, argumentBytes(call), 'mcp')
+  if (passage !== undefined && 'refused' in passage && passage.refused !== undefined) {
+    request.log.debug({ reason: passage.refused }, 'gpt: act refused')
+    publishRefusal(new Refused('idempotency', passage.refused), source)
+  }
   return guarded(passage, run, request)
 }
 

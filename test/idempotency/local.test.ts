@@ -1,5 +1,6 @@
 // Idempotency-Key on one host: the act runs once per key and body, a retry gets the kept bytes.
 import assert from 'node:assert/strict'
+import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
@@ -214,6 +215,23 @@ describe('an address with idempotency', () => {
     const retried = await post(app, '{"steps":1}', { ...async, ...KEY }, '/slow')
     assert.deepEqual([retried.statusCode, retried.headers['idempotent-replayed']], [200, undefined])
     assert.equal(stepper.signals.length, 2)
+    await app.close()
+  })
+
+  it('tells operators of each act not run for its key (fastify-gpt.refusal, stage idempotency), and the actor only the bare status', async () => {
+    const { app } = await counting()
+    const seen: Array<{ stage: string, via: string }> = []
+    const listener = (message: unknown): void => { seen.push(message as { stage: string, via: string }) }
+    subscribe('fastify-gpt.refusal', listener)
+    try {
+      await post(app, '{"note":"a"}', KEY)
+      await post(app, '{"note":"a"}', KEY) // a replay: no refusal
+      await post(app, '{"note":"b"}', KEY)
+      await post(app, '{"note":"a"}', { 'idempotency-key': '""' })
+    } finally {
+      unsubscribe('fastify-gpt.refusal', listener)
+    }
+    assert.deepEqual(seen.map(({ stage, via }) => [stage, via]), [['idempotency', 'http'], ['idempotency', 'http']])
     await app.close()
   })
 })

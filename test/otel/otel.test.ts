@@ -18,7 +18,7 @@ import { noteForm } from '../helpers/host.ts'
 import { bodyText, exampleOf, nearMisses } from '../helpers/near-miss.ts'
 import { instrument, requestSpans, type Telemetry } from '../helpers/otel.ts'
 
-const STAGES = new Set(['size', 'timeout', 'incomplete', 'encoding', 'parse', 'depth', 'schema', 'if-match', 'rate-limit', 'arguments'])
+const STAGES = new Set(['size', 'timeout', 'incomplete', 'encoding', 'parse', 'depth', 'schema', 'if-match', 'rate-limit', 'arguments', 'idempotency'])
 
 /** The example host's addresses, each call fresh: the slow act with a short step, so its acts end in the test. */
 function examples (): GptOptions[] {
