@@ -60,6 +60,8 @@ export function poll (votes = { tabs: 0, spaces: 0 }) {
       additionalProperties: false
     },
     type: 'poll',
+    // A retry with the same Idempotency-Key and bytes gets the first answer again: one vote (docs/idempotency.md).
+    idempotency: true,
     act ({ choice }) {
       votes[choice] += 1
       return votes

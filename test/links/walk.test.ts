@@ -80,4 +80,18 @@ said=$(curl -s "$BASE/" | jq -r '.l[0].p'); own=$(curl -s "$u" | jq -r .p)
     assert.match(stdout, new RegExp(`Links \\(l followed 2 hops, plain GETs only\\): \\d+ addresses read\\n {2}${base}/ -> ${base}/poll`))
     assert.match(stdout, new RegExp(`\\n {2}${base}/poll names no address here\\n`))
   })
+
+  it('the README\'s vote under an Idempotency-Key: the retry is the first answer again, and one vote', async () => {
+    const script = [
+      'before=$(curl -s "$BASE/poll" -d \'{"choice":"tabs"}\' | jq .spaces)',
+      'first=$(curl -s "$BASE/poll" -H \'Idempotency-Key: "vote-7"\' -d \'{"choice":"spaces"}\')',
+      'curl -si "$BASE/poll" -H \'Idempotency-Key: "vote-7"\' -d \'{"choice":"spaces"}\' | tr -d "\\r" > again',
+      'grep -i "^idempotent-replayed: true$" again',
+      'test "$(tail -n 1 again)" = "$first"',
+      'echo "$before $(jq .spaces <<<"$first") $(curl -s "$BASE/poll" -d \'{"choice":"tabs"}\' | jq .spaces)"'
+    ].join('\n')
+    const lines = (await walk(script, base)).trimEnd().split('\n')
+    const [before, first, later] = lines.at(-1)!.split(' ').map(Number)
+    assert.deepEqual([first! - before!, later! - before!], [1, 1], lines.join('\n'))
+  })
 })
