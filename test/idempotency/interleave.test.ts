@@ -7,8 +7,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import { host } from '../helpers/host.ts'
 
-interface Post { readonly key: string | undefined, readonly body: string, readonly delay: number }
-
 const posts = fc.array(fc.record({
   key: fc.constantFrom(undefined, 'a', 'b', '"a"', 'c'),
   body: fc.constantFrom('{"note":"x"}', '{"note":"y"}', '{"note":""}', '{ "note":"x"}', '[]'),
