@@ -46,6 +46,7 @@ function guard (keys: Keys): Guard {
     pass (headers, bytes, via) {
       const key = keyOf(headers[HEADER] as string | string[] | undefined)
       if (key === undefined) return undefined
+      // no bytes kept (no parser read the body) leave nothing for the key to name
       if (key === MALFORMED || bytes === undefined) return MALFORMED_KEY
       const fingerprint = createHash('sha256').update(bytes).digest('base64url')
       // A call and a POST answer in two shapes: each keeps its own under the key.
