@@ -9,14 +9,14 @@
 //   replay         the same key and bytes every request: the kept answer sent again, the act never run
 //   shared-*       the three with `share: { redis }`: the claim and the kept answer in Redis
 //   npm run bench:idempotency   hosts on core 1 and autocannon on core 0 (taskset), 50 connections;
-//                               per case a warm-up of 20,000 requests, then 5 runs of 20,000 on each
+//                               per case a warm-up of 20,000 requests, then 5 runs of 60,000 on each
 //                               case in turn (the order rotated every run); host CPU per request from
 //                               /proc/<pid>/stat (redis-server's too, on the shared cases), req/s
 //                               and p99 from autocannon. Writes benchmarks/results/idempotency.json
 //   --smoke                     no warm-up, 1 run of 200 requests, 10 connections: that every
 //                               request was answered 200, each act ran as often as it should, and a
 //                               replay is marked replayed; the figures mean nothing
-// Options: --runs N (5) --requests N (20,000) --warmup N (= requests) --connections N (50)
+// Options: --runs N (5) --requests N (60,000) --warmup N (20,000) --connections N (50)
 //          --only bare,address,... --out FILE --verbose
 import { Buffer } from 'node:buffer'
 import type { ChildProcess } from 'node:child_process'
@@ -26,7 +26,7 @@ import { freePort } from '../test/helpers/port.ts'
 import { startRedis, stopRedis, waitForRedis } from '../test/helpers/redis.ts'
 import { exitCodeOf, requireCounts } from './checks.ts'
 import type { LoadJob, LoadSummary } from './load.ts'
-import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, startChild, TICKS, writeResults, type Child } from './processes.ts'
+import { canPin, cpuSeconds, HOST_CORE, LOAD_CORE, machine, median, ROOT, rssBytes, startChild, TICKS, writeResults, type Child } from './processes.ts'
 import { bodies } from './workload.ts'
 
 const { values } = parseArgs({
@@ -43,8 +43,8 @@ const { values } = parseArgs({
 })
 const smoke = values.smoke
 const runs = Number(values.runs ?? (smoke ? 1 : 5))
-const requests = Number(values.requests ?? (smoke ? 200 : 20_000))
-const warmup = Number(values.warmup ?? requests)
+const requests = Number(values.requests ?? (smoke ? 200 : 60_000))
+const warmup = Number(values.warmup ?? 20_000)
 const connections = Number(values.connections ?? (smoke ? 10 : 50))
 requireCounts({ runs, requests, warmup, connections })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/idempotency-smoke.tmp.json' : 'benchmarks/results/idempotency.json'))
@@ -103,7 +103,7 @@ async function prime (c: Case, host: Host): Promise<void> {
 
 // ---- runs ----
 
-interface Run { rps: number, p99: number, cpuPerRequest: number, redisCpuPerRequest?: number }
+interface Run { rps: number, p99: number, loadCpu: number, cpuPerRequest: number, redisCpuPerRequest?: number }
 
 function jobOf (c: Case, host: Host, amount: number): LoadJob {
   const key = c.key === 'fresh' ? '"[<id>]"' : c.key === 'fixed' ? fixedKey(c) : undefined
@@ -138,7 +138,7 @@ async function measure (loader: Child, c: Case, host: Host, redis: ChildProcess 
   const expected = c.key === 'fixed' ? 0 : summary.responses
   if (acts !== expected) problems.push(`${c.name}: the act ran ${acts} times for ${summary.responses} responses (${expected} expected)`)
   const per = (seconds: number): number => 1e6 * seconds / Math.max(1, summary.responses)
-  return { rps: summary.rps, p99: summary.p99, cpuPerRequest: per(cpu), ...(c.host === 'shared' ? { redisCpuPerRequest: per(redisCpu) } : {}) }
+  return { rps: summary.rps, p99: summary.p99, loadCpu: summary.loadCpu, cpuPerRequest: per(cpu), ...(c.host === 'shared' ? { redisCpuPerRequest: per(redisCpu) } : {}) }
 }
 
 /** Every case warmed up, then the runs, every case first in turn. */
@@ -173,6 +173,8 @@ interface Row {
   cpuPerRequest: number
   rps: number
   p99: number
+  /** The load generator's CPU over the run's length: near 1, it and not the host set the req/s. */
+  loadCpu: number
   redisCpuPerRequest?: number
   /** bare's µs/req ÷ this case's, and the address's without the option ÷ this case's. */
   ratios: { bare?: number, address?: number }
@@ -198,6 +200,7 @@ function rowsOf (measured: ReadonlyMap<string, Run[]>): Row[] {
       cpuPerRequest: round(mine),
       rps: Math.round(median(list.map((r) => r.rps))),
       p99: median(list.map((r) => r.p99)),
+      loadCpu: round(median(list.map((r) => r.loadCpu)), 2),
       ...(redisRuns.length === 0 ? {} : { redisCpuPerRequest: round(median(redisRuns)) }),
       ratios: {
         ...(bare === undefined ? {} : { bare: round(bare / mine, 3) }),
@@ -210,7 +213,7 @@ function rowsOf (measured: ReadonlyMap<string, Run[]>): Row[] {
 }
 
 function print (rows: readonly Row[]): void {
-  const head = ['case', 'host µs/req', 'bare/case', 'address/case', 'µs over address', 'redis µs/req', 'req/s', 'p99 ms']
+  const head = ['case', 'host µs/req', 'bare/case', 'address/case', 'µs over address', 'redis µs/req', 'req/s', 'p99 ms', 'load CPU']
   const line = (cells: readonly string[]): string => cells.map((cell, i) => i === 0 ? cell.padEnd(14) : cell.padStart(Math.max(9, (head[i]?.length ?? 0) + 1))).join(' ')
   console.log(`\nhost CPU per request (medians; a ratio a/case is a's µs/req ÷ the case's: < 1 where the case costs more)\n${line(head)}`)
   for (const row of rows) {
@@ -222,7 +225,8 @@ function print (rows: readonly Row[]): void {
       row.overAddress === undefined ? '-' : row.overAddress.toFixed(1),
       row.redisCpuPerRequest?.toFixed(1) ?? '-',
       String(row.rps),
-      String(row.p99)
+      String(row.p99),
+      row.loadCpu.toFixed(2)
     ]))
   }
   if (smoke) console.log('(smoke: statuses, act counts and the replayed mark only, the figures mean nothing)')
@@ -237,11 +241,14 @@ async function main (): Promise<number> {
   const hosts = new Map<HostName, Host>()
   const loader = startChild('load.ts', [], LOAD_CORE)
   let measured: Map<string, Run[]>
+  const rssMb: Partial<Record<HostName, number>> = {}
   try {
     await waitForRedis(redisPort)
     await loader.ready
     for (const name of new Set(chosen.map((c) => c.host))) hosts.set(name, await startHost(name, redisPort))
     measured = await measureAll(loader, hosts, redis)
+    // what each host holds after the runs: the local keys' kept answers are in its heap
+    for (const host of hosts.values()) rssMb[host.name] = round(rssBytes(host.pid) / 2 ** 20)
   } finally {
     await Promise.all([...hosts.values()].map((host) => host.child.stop()))
     await loader.stop()
@@ -249,6 +256,7 @@ async function main (): Promise<number> {
   }
   const rows = rowsOf(measured)
   print(rows)
+  console.log(`\nRSS after the runs (MB): ${Object.entries(rssMb).map(([name, mb]) => `${name} ${mb}`).join(', ')}`)
   const report = {
     ...machine(),
     mode: 'idempotency',
@@ -261,6 +269,7 @@ async function main (): Promise<number> {
     clockTicksPerSecond: TICKS,
     totalSeconds: Math.round((Date.now() - began) / 1000),
     rows,
+    rssMb,
     problems
   }
   writeResults(out, report)
