@@ -6,6 +6,9 @@
 //            --lint on|off (gpt only: the `lint` option, on by default)
 //            --module PATH (gpt only: another build's index.js instead of the package, to try a change)
 //            --keep-tick  keep one process.nextTick object alive as fastify-gpt does (src/address/tick.ts)
+//            --idempotency local|shared (gpt only: the `idempotency` option, keys kept a long time and
+//                      never full, so that every fresh key of a run is claimed and kept; shared: with
+//                      `share: { redis }`, an ioredis client of the redis-server at --redis-port)
 //            --beside  instead of the form's routes, a plain GET / sending the arrival bytes; the gpt
 //                      side also registers an address at /other, which the load never asks for
 // Only the gpt side loads fastify-gpt: the baseline's process never holds its code.
@@ -33,7 +36,9 @@ const { values } = parseArgs({
     lint: { type: 'string', default: 'on' },
     module: { type: 'string' },
     beside: { type: 'boolean', default: false },
-    'keep-tick': { type: 'boolean', default: false }
+    'keep-tick': { type: 'boolean', default: false },
+    idempotency: { type: 'string' },
+    'redis-port': { type: 'string' }
   }
 })
 const side = values.side
@@ -47,6 +52,20 @@ const linted = values.lint === 'on'
 const NEVER = 1e9
 
 let acts = 0
+
+/** The `idempotency` option (and `share`) --idempotency asks for, or nothing. */
+async function idempotent (app: FastifyInstance): Promise<Record<string, unknown>> {
+  const kind = values.idempotency
+  if (kind === undefined) return {}
+  if (kind !== 'local' && kind !== 'shared') throw new Error(`--idempotency must be local or shared, not ${kind}`)
+  const idempotency = { keep: 3_600_000, maxKeys: 10_000_000 }
+  if (kind === 'local') return { idempotency }
+  const { Redis } = await import('ioredis')
+  const redis = new Redis({ host: '127.0.0.1', port: Number(values['redis-port']), enableOfflineQueue: false, maxRetriesPerRequest: 0 })
+  await new Promise((resolve, reject) => { redis.once('ready', resolve).once('error', reject) })
+  app.addHook('onClose', async () => { redis.disconnect() })
+  return { idempotency, share: { redis } }
+}
 
 function baseline (app: FastifyInstance): void {
   if (limited) app.register(rateLimit, { max: NEVER })
@@ -64,7 +83,7 @@ function plain (app: FastifyInstance): void {
   app.get('/', (_request, reply) => reply.type('application/json').send(arrivalBytes))
 }
 
-function address (app: FastifyInstance, prefix?: string, extra: { html?: boolean } = {}): void {
+function address (app: FastifyInstance, prefix?: string, extra: Record<string, unknown> = {}): void {
   if (gpt === undefined) throw new Error('only the gpt side registers addresses')
   app.register(gpt, {
     ...(prefix === undefined ? {} : { prefix }),
@@ -94,7 +113,7 @@ if (values.beside) {
   baseline(app)
 } else {
   if (values.mounts === undefined) {
-    address(app)
+    address(app, undefined, await idempotent(app))
   } else {
     const count = Number(values.mounts)
     for (let i = 0; i < count; i++) address(app, `/a${i}`)

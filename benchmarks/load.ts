@@ -16,6 +16,8 @@ export interface LoadJob {
   amount?: number
   /** A sequence of requests each connection cycles through (the soak's mix). */
   requests?: { method: 'GET' | 'POST', path: string, body?: string, headers?: Record<string, string> }[]
+  /** Every `[<id>]` in a request's bytes (a header's value too) another id each request: a fresh key each. */
+  idReplacement?: boolean
 }
 
 export interface LoadSummary {
@@ -44,6 +46,7 @@ async function run (job: LoadJob): Promise<LoadSummary> {
     headers: { ...HEADERS, ...(job.body === undefined ? {} : { 'content-type': 'application/json' }), ...job.headers },
     ...(job.body === undefined ? {} : { body: job.body }),
     ...(job.requests === undefined ? {} : { requests: job.requests }),
+    ...(job.idReplacement === true ? { idReplacement: true } : {}),
     connections: job.connections,
     pipelining: job.pipelining,
     // autocannon notices that a run of `amount` requests is over at its next sample, once a
