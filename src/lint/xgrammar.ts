@@ -220,6 +220,7 @@ class ConverterWalk {
       const [shortest, longest] = FORMAT_LENGTHS[format] ?? [0, Infinity]
       const lengths = ['minLength', 'maxLength'].filter((key) => key === 'minLength' ? (num(schema, key) ?? 0) > shortest : (num(schema, key) ?? Infinity) < longest)
       this.loosen(at, schema, ['pattern', ...lengths], `dropped beside format "${format}"`)
+      if (format === 'date-time') this.say(at, 'format', 'tightened', 'its date-time rule writes T and Z in capitals only (2026-12-03t10:00:00z, which RFC 3339 admits, is never written)')
     } else if (pattern !== undefined) this.loosen(at, schema, ['minLength', 'maxLength'], 'dropped beside pattern')
     else if ((num(schema, 'minLength') ?? 0) > (num(schema, 'maxLength') ?? Infinity)) return this.say(at, 'minLength', 'refused', `the converter fails: "In string schema, minLength ${num(schema, 'minLength')} is greater than maxLength ${num(schema, 'maxLength')}"`)
     if (pattern !== undefined) {

@@ -16,7 +16,7 @@ import { unescape } from '../../src/json/pointer.ts'
 export type Accepts = (texts: readonly string[]) => Promise<boolean[] | undefined>
 
 export const NUMBERS = [0, 0.5, -0.5, 1.5, -4, -4.5, -5, 0.25, 3, 7, 12.5, 1.1234567, 1e-7, 100, -1.5, 2 ** 31]
-export const STRINGS = ['a"b', 'a\\b', 'a\nb', '"', '\\', '\n', 'ab', 'abc', 'a', '', 'aaa', 'é']
+export const STRINGS = ['a"b', 'a\\b', 'a\nb', '"', '\\', '\n', 'ab', 'abc', 'a', '', 'aaa', 'é', '2026-12-03T10:00:00Z', '2026-12-03t10:00:00z']
 
 export interface Narrowing {
   forms: number

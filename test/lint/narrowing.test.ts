@@ -31,6 +31,15 @@ describe('lint\'s xgrammar profile: what the form admits that XGrammar never wri
     assert.ok(n.narrowed.length > 0 && n.values > 200, JSON.stringify({ ...n, narrowed: n.narrowed.length }))
   })
 
+  it('on a date-time: a T or Z in lower case is never written, and that is foreseen', async () => {
+    const n = narrowing()
+    const form: Json = { type: 'object', properties: { at: { type: 'string', format: 'date-time' } }, required: ['at'], additionalProperties: false }
+    await narrowsOn(form, 'xgrammar', byXGrammar(form), n)
+    assert.deepEqual(n.unforeseen, [])
+    assert.ok(n.narrowed.some((label) => label.includes('2026-12-03t10:00:00z')), JSON.stringify(n))
+    assert.ok(!n.narrowed.some((label) => label.includes('2026-12-03T10:00:00Z')), JSON.stringify(n))
+  })
+
   it('on random forms, and on numbers with one bound, two or none', async (t) => {
     const n = narrowing()
     const numbers = fc.record({ type: fc.constantFrom('number', 'integer'), minimum: fc.constantFrom(-5, 0, 0.5, 3), maximum: fc.constantFrom(-2, 10), exclusiveMinimum: fc.constantFrom(-5, 0) }, { requiredKeys: ['type'] })
