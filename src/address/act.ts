@@ -11,7 +11,7 @@ import { quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, stale, told, type Settled, type Source } from './pipeline.ts'
+import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, refusedBy, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 import { UNKEPT, wasUnrun, type Answer, type Passage, type Ticket } from './guard.ts'
@@ -190,10 +190,7 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
   const pass = (request: FastifyRequest, reply: FastifyReply, body: unknown, passage: Passage): Answered => {
     if (passage === undefined) return run(request, reply, body, undefined)
     if ('ticket' in passage) return run(request, reply, body, passage.ticket)
-    if (passage.refused !== undefined) {
-      request.log.debug({ reason: passage.refused }, 'gpt: act refused')
-      publishRefusal(new Refused('idempotency', passage.refused), () => sourceOf(address, request))
-    }
+    refusedBy(passage, request, () => sourceOf(address, request))
     return sendAnswer(reply, passage.answer)
   }
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {

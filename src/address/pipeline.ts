@@ -8,6 +8,7 @@ import { actorOf, acts, outcomeOf, refusals, type ActTrace, type Stage, type Via
 import { GPT_ERR_ACT_TIMEOUT } from '../errors.ts'
 import { matches } from '../fields.ts'
 import type { Edition } from './address.ts'
+import type { Passage } from './guard.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
@@ -129,6 +130,13 @@ export function publishRefusal (refused: Refused, source: () => Source): void {
     via,
     request
   })
+}
+
+/** A guard's answer in an act's stead that refuses it (src/address/guard.ts): to the log and to operators, by POST and tools/call alike. */
+export function refusedBy (passage: Passage, request: { readonly log: { debug: (detail: object, message: string) => void } }, source: () => Source): void {
+  if (passage === undefined || !('answer' in passage) || passage.refused === undefined) return
+  request.log.debug({ reason: passage.refused }, 'gpt: act refused')
+  publishRefusal(new Refused('idempotency', passage.refused), source)
 }
 
 /** How an act ended: its result, what it threw (and how), or LATE past actTimeout. */

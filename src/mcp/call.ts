@@ -4,7 +4,7 @@
 // form, then acted on, with actTimeout. Every refusal, whatever its cause, is one result.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Edition } from '../address/address.ts'
-import { invoke, judge, LATE, publishRefusal, readValue, Refused, stale, told, type Settled, type Source } from '../address/pipeline.ts'
+import { invoke, judge, LATE, publishRefusal, readValue, Refused, refusedBy, stale, told, type Settled, type Source } from '../address/pipeline.ts'
 import { handleBody, type Ran } from '../jobs/run.ts'
 import { UNKEPT, wasUnrun, type Answer as Kept, type Passage } from '../address/guard.ts'
 import type { Hosted } from './registry.ts'
@@ -87,14 +87,11 @@ export async function callTool (call: Call, request: FastifyRequest, reply: Fast
   const { guard } = settings
   if (guard === undefined || call.idempotencyKey === undefined) return run()
   const passage = await guard.pass({ [KEY_FIELD]: call.idempotencyKey }, argumentBytes(call), 'mcp')
-  if (passage !== undefined && 'refused' in passage && passage.refused !== undefined) {
-    request.log.debug({ reason: passage.refused }, 'gpt: act refused')
-    publishRefusal(new Refused('idempotency', passage.refused), source)
-  }
+  refusedBy(passage, request, source)
   return guarded(passage, run, request)
 }
 
-/** The arguments' bytes as sent (a wrapped form's `value`): what an Idempotency-Key's fingerprint is of. */
+/** The arguments' bytes as sent (a wrapped form's `value`): read again past the bounds, and an Idempotency-Key's fingerprint. */
 function argumentBytes (call: Call): Buffer {
   const [start, end] = spanAt(call.bytes, call.tool.wrapped ? ['params', 'arguments', 'value'] : ['params', 'arguments']) ?? [0, 0]
   return call.bytes.subarray(start, end)
@@ -118,8 +115,7 @@ function bodyOf (call: Call, limits: Hosted['settings'], explained: boolean): un
   }
   // They were parsed from these bytes, so they are there; were they not, nothing would be read
   // (an empty body, refused).
-  const [start, end] = spanAt(call.bytes, tool.wrapped ? ['params', 'arguments', 'value'] : ['params', 'arguments']) ?? [0, 0]
-  return readValue(call.bytes.subarray(start, end), limits, explained)
+  return readValue(argumentBytes(call), limits, explained)
 }
 
 function onlyValue (args: object): boolean {
