@@ -71,16 +71,25 @@ function value (out: Out, v: Value): void {
 }
 
 /** Characters of two to four UTF-8 bytes, and the separators JavaScript once kept out of strings. */
-export const WHOLE = ['é', 'ß', 'Ω', '中', '文', '\u2028', '\u2029', '😀'] as const
+export const WHOLE = ['é', 'á', 'ß', 'Ω', '中', '文', '\u2028', '\u2029', '😀', '🐲'] as const
+/**
+ * sentencepiece's space: llama.cpp's tokenizer writes each space of a text as U+2581 before it
+ * looks the text up, and reads the token back as a space. Without it, a text with a space (a
+ * prompt, or a body fed to the grammar) does not tokenize.
+ */
+export const SPACE = '\u2581'
 
 /**
  * The vocabulary: three specials, the 128 one-byte characters as sentencepiece writes byte tokens,
- * then characters of several bytes, each a token of its own.
+ * then characters of several bytes, each a token of its own, and the space.
  */
 export function vocabulary (): string[] {
   const bytes = Array.from({ length: 128 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)
-  return ['<unk>', '<s>', '</s>', ...bytes, ...WHOLE]
+  return ['<unk>', '<s>', '</s>', ...bytes, ...WHOLE, SPACE]
 }
+
+/** Whether the model has tokens for every character of a text (any other is the unknown token). */
+export const writable = (text: string): boolean => [...text].every((c) => (c.codePointAt(0) ?? 0) < 0x80 || (WHOLE as readonly string[]).includes(c))
 
 /** The tensors of a llama network, each with its shape as ggml counts it (the row's length first). */
 function tensors (): Array<[string, number[]]> {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { readFileSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { BOS, BYTE_BASE, DIMENSIONS, EOS, gguf, vocabulary, WHOLE, writeModel } from '../../src/check/gguf.ts'
+import { BOS, BYTE_BASE, DIMENSIONS, EOS, gguf, SPACE, vocabulary, WHOLE, writable, writeModel } from '../../src/check/gguf.ts'
 import { installed, load, sample, UNPARSED, type Completion, type Llama } from '../../src/check/llama-cpp.ts'
 import { random } from '../../src/check/generate.ts'
 
@@ -31,8 +31,10 @@ describe('a GGUF model of random weights (gguf.ts)', () => {
     assert.equal(tokens[BOS], '<s>')
     assert.equal(tokens[EOS], '</s>')
     for (let b = 0; b < 128; b++) assert.equal(tokens[BYTE_BASE + b], `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`)
-    assert.deepEqual(tokens.slice(BYTE_BASE + 128), [...WHOLE])
+    assert.deepEqual(tokens.slice(BYTE_BASE + 128), [...WHOLE, SPACE])
     assert.ok(WHOLE.some((c) => Buffer.byteLength(c) === 2) && WHOLE.some((c) => Buffer.byteLength(c) === 3) && WHOLE.some((c) => Buffer.byteLength(c) === 4))
+    assert.ok(writable('{"a": "é 中 😀\\n"}'))
+    assert.ok(!writable('ü') && !writable('a😁b'))
   })
 
   it('loads in llama.cpp and writes tokens, free and under the grammar of a form', async () => {
@@ -40,7 +42,7 @@ describe('a GGUF model of random weights (gguf.ts)', () => {
     const llama = load()
     const context = await llama.loadModel({ model: file, n_ctx: 256, n_threads: 1 })
     try {
-      const free = await context.completion({ prompt: 'x', n_predict: 6, seed: 1, ignore_eos: true }) as Completion & { tokens_predicted: number }
+      const free = await context.completion({ prompt: 'a text with spaces', n_predict: 6, seed: 1, ignore_eos: true }) as Completion & { tokens_predicted: number }
       assert.ok(free.tokens_predicted >= 4 && free.tokens_predicted <= 6 && free.text.length > 0, JSON.stringify(free))
     } finally {
       await context.release()
