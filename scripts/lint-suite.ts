@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { check, tally } from '../test/helpers/lint-check.ts'
+import { XGRAMMAR } from '../test/helpers/xgrammar.ts'
 import type { Json } from '../src/form/compile.ts'
 
 const root = process.argv[2] ?? join(import.meta.dirname, '../../shared/testdata/JSON-Schema-Test-Suite/tests/draft2020-12')
@@ -19,7 +20,7 @@ if (!existsSync(root)) {
 const t = tally()
 for (const file of files(root)) {
   for (const group of JSON.parse(readFileSync(file, 'utf8')) as Array<{ description: string, schema: Json, tests: Array<{ data: Json }> }>) {
-    await check(group.schema, t, `${file.slice(root.length + 1)}: ${group.description}`, group.tests.map((test) => test.data))
+    await check(XGRAMMAR, group.schema, t, `${file.slice(root.length + 1)}: ${group.description}`, group.tests.map((test) => test.data))
   }
 }
 // Loosened claims no body could show, each for the one reason docs/forms.md gives: the keyword is

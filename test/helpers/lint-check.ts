@@ -1,21 +1,27 @@
-// lint's xgrammar profile against XGrammar's own converter (@mlc-ai/web-xgrammar): where lint says
-// the converter refuses a form, it fails; where lint says a keyword is loosened, a body the grammar
-// accepts and the address refuses is found; where lint says the form is enforced exactly, no
-// near-miss body is accepted by the grammar and refused by the address. The address decides with
-// its own compiler and parser (src/form/compile.ts, src/parse/parse.ts), independently of lint.
+// A decoder profile of lint against that decoder's own converter (XGrammar's through
+// @mlc-ai/web-xgrammar, llama.cpp's through @fugood/llama.node): where lint says the converter
+// refuses a form, it fails; where lint says a keyword is loosened, a body the grammar accepts and
+// the address refuses is found; where lint says the form is enforced exactly, no near-miss body is
+// accepted by the grammar and refused by the address. The address decides with its own compiler
+// and parser (src/form/compile.ts, src/parse/parse.ts), independently of lint.
 import { compileForm, freezeJson, type Json } from '../../src/form/compile.ts'
-import { lint, type Finding } from '../../src/lint/index.ts'
+import { lint, type DecoderName, type Finding } from '../../src/lint/index.ts'
 import { parse } from '../../src/parse/parse.ts'
 import { bodyText, nearMisses, type Near } from './near-miss.ts'
 import { isObject, resolve } from '../../src/lint/schema.ts'
-import * as converter from './xgrammar.ts'
 import { unescape } from '../../src/json/pointer.ts'
 
-interface Grammar { readonly grammar?: unknown, readonly error?: unknown }
-const xgrammar = converter as unknown as {
-  compile: (schema: Json) => Promise<Grammar>
-  accepts: (grammar: unknown, text: string) => Promise<boolean>
-  release: (grammar: unknown) => void
+/** A decoder's converter, as the tests drive it (test/helpers/xgrammar.ts, llama-cpp.ts). */
+export interface Converter<G = unknown> {
+  readonly decoder: DecoderName
+  /** Near-miss bodies tried on each form. */
+  readonly nearMisses: number
+  /** Bodies asked about at once. */
+  readonly batch: number
+  compile: (schema: Json) => Promise<{ grammar: G } | { error: unknown }>
+  /** For each text, whether the grammar accepts it whole. */
+  accepts: (grammar: G, texts: readonly string[]) => Promise<boolean[]>
+  release: (grammar: G) => void
 }
 
 /** Whether the address refuses a body: its strict parser, then its validator. */
@@ -53,13 +59,22 @@ export const tally = (): Tally => ({ forms: 0, refusedAgreed: 0, refusedDisagree
 
 type Slips = (value: Json) => Promise<boolean>
 
-/** Whether a body is accepted by the grammar and refused by the address. */
-function slipper (grammar: unknown, rejects: (text: string) => boolean): Slips {
+/**
+ * Whether a body is accepted by the grammar and refused by the address; the grammar is asked
+ * about `c.batch` bodies at a time, the one wanted and the next of `variants` the address refuses.
+ */
+function slipper<G> (c: Converter<G>, grammar: G, rejects: (text: string) => boolean, variants: readonly Near[]): Slips {
+  const refused = [...new Set(variants.map((v) => bodyText(v.value)))].filter(rejects)
   const accepted = new Map<string, boolean>()
   return async (value) => {
     const text = bodyText(value)
-    if (!accepted.has(text)) accepted.set(text, await xgrammar.accepts(grammar, text))
-    return accepted.get(text) === true && rejects(text)
+    if (!rejects(text)) return false
+    if (!accepted.has(text)) {
+      const asked = [text, ...refused.slice(Math.max(0, refused.indexOf(text) + 1)).filter((t) => t !== text && !accepted.has(t)).slice(0, c.batch - 1)]
+      const verdicts = await c.accepts(grammar, asked)
+      asked.forEach((t, i) => accepted.set(t, verdicts[i] === true))
+    }
+    return accepted.get(text) === true
   }
 }
 
@@ -73,7 +88,7 @@ async function shows (variants: Near[], node: string, keyword: string, slips: Sl
 }
 
 /** The same, for the schema the keyword stands in taken as a form of its own (with the form's $defs). */
-async function showsAlone (form: Json, node: string, keyword: string): Promise<boolean> {
+async function showsAlone<G> (c: Converter<G>, form: Json, node: string, keyword: string): Promise<boolean> {
   const schema = resolve(form, node)
   if (node === '' || !isObject(schema) || !isObject(form)) return false
   const alone: Json = { ...schema, ...(form['$defs'] === undefined ? {} : { $defs: form['$defs'] }) }
@@ -83,12 +98,13 @@ async function showsAlone (form: Json, node: string, keyword: string): Promise<b
   } catch {
     return false
   }
-  const compiled = await xgrammar.compile(alone)
-  if (compiled.error !== undefined) return false
+  const compiled = await c.compile(alone)
+  if ('error' in compiled) return false
   try {
-    return await shows(nearMisses(alone, 1500, { wire: true }), '', keyword, slipper(compiled.grammar, refuses(validate)))
+    const variants = nearMisses(alone, c.nearMisses, { wire: true })
+    return await shows(variants, '', keyword, slipper(c, compiled.grammar, refuses(validate), variants))
   } finally {
-    xgrammar.release(compiled.grammar)
+    c.release(compiled.grammar)
   }
 }
 
@@ -113,8 +129,8 @@ async function showsByRemoval (form: Json, pointer: string, variants: Near[], sl
   return false
 }
 
-/** Checks lint's xgrammar judgements on one form against the converter; adds to the tally. */
-export async function check (form: Json, t: Tally, label: string, extra: readonly Json[] = []): Promise<void> {
+/** Checks lint's judgements for the converter's decoder on one form against the converter; adds to the tally. */
+export async function check<G> (c: Converter<G>, form: Json, t: Tally, label: string, extra: readonly Json[] = []): Promise<void> {
   let validate
   try {
     validate = compileForm(freezeJson(form, label), label)
@@ -122,23 +138,24 @@ export async function check (form: Json, t: Tally, label: string, extra: readonl
     return // a form the address refuses is no form anyone acts on
   }
   t.forms++
-  const findings = lint(form, { decoders: ['xgrammar'] })
+  const findings = lint(form, { decoders: [c.decoder] })
   const refusedByLint = findings.some((f) => f.rule === 'decoder-refuses')
-  const compiled = await xgrammar.compile(form)
-  if (refusedByLint === (compiled.error !== undefined)) t.refusedAgreed++
-  else t.refusedDisagreed.push(`${label}: lint ${refusedByLint ? 'refuses' : 'compiles'}, converter ${compiled.error === undefined ? 'compiles' : 'fails'} ${JSON.stringify(form)}`)
-  if (compiled.error !== undefined || refusedByLint) return
+  const compiled = await c.compile(form)
+  const failed = 'error' in compiled
+  if (refusedByLint === failed) t.refusedAgreed++
+  else t.refusedDisagreed.push(`${label}: lint ${refusedByLint ? 'refuses' : 'compiles'}, converter ${failed ? `fails (${String(compiled.error)})` : 'compiles'} ${JSON.stringify(form)}`)
+  if (failed || refusedByLint) return
   try {
-    await judge(form, findings, compiled.grammar, validate, t, label, extra)
+    await judge(c, form, findings, compiled.grammar, validate, t, label, extra)
   } finally {
-    xgrammar.release(compiled.grammar)
+    c.release(compiled.grammar)
   }
 }
 
-async function judge (form: Json, findings: Finding[], grammar: unknown, validate: (value: unknown) => boolean, t: Tally, label: string,
+async function judge<G> (c: Converter<G>, form: Json, findings: Finding[], grammar: G, validate: (value: unknown) => boolean, t: Tally, label: string,
   extra: readonly Json[]): Promise<void> {
-  const slips = slipper(grammar, refuses(validate))
-  const variants = [...nearMisses(form, 1500, { wire: true }), ...extra.map((value) => ({ at: '', keyword: '', value }))]
+  const variants = [...nearMisses(form, c.nearMisses, { wire: true }), ...extra.map((value) => ({ at: '', keyword: '', value }))]
+  const slips = slipper(c, grammar, refuses(validate), variants)
   const loosened = findings.filter((f) => f.rule === 'decoder-loosens')
   for (const claim of loosened) {
     const keyword = claim.pointer.split('/').at(-1) ?? ''
@@ -146,7 +163,7 @@ async function judge (form: Json, findings: Finding[], grammar: unknown, validat
     // A claim about a whole schema (what its string or number rule writes) is tried on that schema alone too.
     const whole = claim.message.startsWith(MEANING_LOOSENED) && !claim.message.startsWith(`${MEANING_LOOSENED} ("`)
     if (await shows(variants, node, keyword, slips)) t.loosenedShown++
-    else if (await showsAlone(form, node, keyword) || (whole && await showsAlone(form, claim.pointer, ''))) t.loosenedShownAlone++
+    else if (await showsAlone(c, form, node, keyword) || (whole && await showsAlone(c, form, claim.pointer, ''))) t.loosenedShownAlone++
     // Whether oneOf alternatives overlap is left undecided by lint unless cheap: "may overlap".
     else if (await showsByRemoval(form, claim.pointer, variants, slips)) t.loosenedShownByRemoval++
     else if (keyword === 'oneOf') t.oneOfUndecided++

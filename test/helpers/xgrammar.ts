@@ -2,6 +2,7 @@
 // actor walked, through the checker's one door to it (src/check/xgrammar.ts).
 import type { Json } from '../../src/form/compile.ts'
 import { load, quietly, walk, type Disposable, type Walked, type XGrammar } from '../../src/check/xgrammar.ts'
+import type { Converter } from './lint-check.ts'
 
 export { VOCABULARY } from '../../src/check/xgrammar.ts'
 
@@ -22,6 +23,20 @@ export const accepts = ({ grammar, by }: Grammar, text: string): Promise<boolean
 
 /** Frees a grammar's memory in the converter. */
 export const release = ({ grammar }: Grammar): void => grammar.dispose()
+
+/** XGrammar, as test/helpers/lint-check.ts holds lint's xgrammar profile to it. */
+export const XGRAMMAR: Converter<Grammar> = {
+  decoder: 'xgrammar',
+  nearMisses: 1500,
+  batch: 1,
+  compile,
+  accepts: async (grammar, texts) => {
+    const out: boolean[] = []
+    for (const text of texts) out.push(await accepts(grammar, text))
+    return out
+  },
+  release
+}
 
 /** Bodies an actor under XGrammar writes for a schema (src/check/xgrammar.ts `walk`), or the converter's refusal. */
 export async function act (schema: Json, options: { next: () => number, bodies?: number, patience?: number, maxTokens?: number }): Promise<Walked> {
