@@ -64,9 +64,12 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.match(why(field({ type: 'string', pattern: '^[^x]{1,3}$' }), '/properties/a/pattern'), /JSON text/)
     assert.deepEqual(llama({ type: 'string', pattern: '^[a-z]{1,3}$' }), [])
   })
-  it('drops lengths and format beside pattern, lengths beside date, time, date-time and uuid', () => {
+  it('drops lengths and format beside pattern, lengths beside date, time, date-time and uuid (harmless when every length written keeps to them)', () => {
     assert.deepEqual(llama({ type: 'string', pattern: '^a+$', maxLength: 3 }), ['loosens /properties/a/maxLength'])
-    assert.deepEqual(llama({ type: 'string', format: 'uuid', maxLength: 36 }), ['loosens /properties/a/maxLength'])
+    assert.deepEqual(llama({ type: 'string', format: 'uuid', maxLength: 35 }), ['loosens /properties/a/maxLength'])
+    assert.deepEqual(llama({ type: 'string', format: 'uuid', minLength: 36, maxLength: 36 }), [])
+    assert.deepEqual(llama({ type: 'string', format: 'date-time', maxLength: 25 }), ['loosens /properties/a/format', 'loosens /properties/a/maxLength'])
+    assert.deepEqual(llama({ type: 'string', format: 'time', minLength: 9, maxLength: 18 }), [])
   })
   it('checks date by a pattern giving every month 31 days (STRING_FORMAT_RULES), time and uuid exactly', () => {
     assert.deepEqual(llama({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])

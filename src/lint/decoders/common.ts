@@ -55,6 +55,8 @@ export function oneOf (schema: JsonObject, context: Context, verdict: 'loosened'
 export interface Table {
   /** Keywords dropped wherever they stand. */
   readonly loosened: readonly string[]
+  /** Whether a keyword of `loosened` lets nothing through in this schema, whose shape already keeps to it. */
+  readonly harmless?: (schema: JsonObject, keyword: string) => boolean
   /** Keywords refused whenever present, whatever their value. */
   readonly refused: readonly string[]
   /** Formats enforced; others are loosened, or refused when `refusesFormats`. */
@@ -107,7 +109,7 @@ export function tabled (name: DecoderName, runtimes: string, version: string, ta
       }
       if (!isObject(schema)) return []
       const out = [
-        ...each(present(schema, table.loosened), 'loosened', 'not enforced'),
+        ...each(present(schema, table.loosened).filter((key) => table.harmless?.(schema, key) !== true), 'loosened', 'not enforced'),
         ...each(table.refused.filter((key) => key in schema), 'refused', 'not supported'),
         ...oneOf(schema, context, table.oneOf, table.oneOf === 'refused' ? 'oneOf is taken only when its alternatives are disjoint' : 'taken as anyOf: a value matching two alternatives is produced')
       ]

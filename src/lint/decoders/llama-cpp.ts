@@ -13,12 +13,48 @@ const LLAMA_LOOSENED = ['multipleOf', 'not', 'then', 'else', 'dependentRequired'
 // `{m,n}` that reaches it, and (before cd0fa6051) an upper count past it.
 const REPETITIONS = 2000
 const SANE = 'the grammar parser refuses it: "number of repetitions exceeds sane defaults, please reduce the number of repetitions"'
+// Seen with llama.cpp b10257 (@fugood/llama.node 1.7.15): `char{m,n}` with m above n is never done
+// with, and takes memory until the process is ended (test/lint/llama-cpp.test.ts).
+const RUNAWAY = 'llama.cpp never finishes with the repetition it writes for a string whose minLength is above its maxLength ({m,n} with m above n): it takes memory until it is ended'
 const ANY_OBJECT = `compiled as any object (its "object" rule): ${REPEATED_NAMES}, and a name may hold a lone surrogate escape ("\\ud800")`
 const ANY_VALUE = 'compiled as any value (its "value" rule): a string may hold a lone surrogate escape ("\\ud800"), an object may repeat a member name, a number may overflow (1e400), and the parser refuses each'
 // Escapes its GBNF parser takes (parse_char), outside and inside a character class; the converter
 // unescapes regex metacharacters outside classes and copies every other escape verbatim.
 const GBNF_ESCAPES = 'xuUtrn\\"[]-'
 const REGEX_META = '^$.[]()|{}*+?'
+
+// The lengths of what its format rules write (date, a time with or without three digits of fraction and a zone, ...).
+const LENGTHS: Readonly<Record<string, readonly number[]>> = { date: [10], time: [9, 13, 14, 18], 'date-time': [20, 24, 25, 29], uuid: [36] }
+
+/**
+ * An object closed to members it does not name (additionalProperties false, in the converter's
+ * object rule) is written with its named members only: counts and names it already keeps to are
+ * lost nothing, and a member only patternProperties names is never written.
+ */
+function closedObject (schema: JsonObject): { named: string[], required: number } | undefined {
+  const type = schema['type']
+  if (schema['additionalProperties'] !== false || (type !== undefined && type !== 'object') || ['$ref', 'oneOf', 'anyOf', 'allOf', 'const', 'enum'].some((key) => key in schema)) return undefined
+  const named = Object.keys(isObject(schema['properties']) ? schema['properties'] : {})
+  return { named, required: listOf(schema['required']).filter((name) => typeof name === 'string' && named.includes(name)).length }
+}
+const named = (pattern: string, names: readonly string[]): boolean => {
+  try {
+    const regex = new RegExp(pattern, 'u')
+    return names.some((name) => regex.test(name))
+  } catch {
+    return true
+  }
+}
+function harmless (schema: JsonObject, keyword: string): boolean {
+  const value = schema[keyword]
+  if (keyword === 'propertyNames') return value === true || (isObject(value) && Object.keys(value).length === 0)
+  if (keyword === 'not') return value === false
+  const closed = closedObject(schema)
+  if (closed === undefined) return false
+  if (keyword === 'maxProperties') return typeof value === 'number' && closed.named.length <= value
+  if (keyword === 'minProperties') return typeof value === 'number' && closed.required >= value
+  return keyword === 'patternProperties' && isObject(value) && !Object.keys(value).some((pattern) => named(pattern, closed.named))
+}
 
 /** A pattern llama.cpp cannot convert: unanchored, or with an escape its grammar parser rejects (\d, \w, \s, \p{...}, \1...). */
 function llamaPattern (pattern: string): string | undefined {
@@ -45,10 +81,13 @@ function repetition (min: number, max: number | undefined, names: readonly [stri
   return []
 }
 
+/** An allOf whose alternatives are each an enum alone: the converter writes their intersection. */
+const enumsOnly = (schema: JsonObject): boolean => 'allOf' in schema && !('type' in schema) && listOf(schema['allOf']).every((alt) => isObject(alt) && Object.keys(alt).join() === 'enum')
+
 /** One `visit` of the converter, for a schema whose `type` is absent or a single name. */
 function llamaVisit (schema: JsonObject): Judgement[] {
   const out = llamaBranch(schema)
-  if ('allOf' in schema && !out.some((j) => j.keyword === 'allOf')) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'not read beside this schema\'s type' })
+  if ('allOf' in schema && !enumsOnly(schema) && !out.some((j) => j.keyword === 'allOf')) out.push({ keyword: 'allOf', verdict: 'loosened', why: 'not read beside this schema\'s type' })
   return out
 }
 
@@ -67,10 +106,12 @@ function llamaBranch (schema: JsonObject): Judgement[] {
     out.push(...undeclared(schema), ...each(present(schema, ['allOf']), 'loosened', 'not read beside properties'))
     const extra = schema['additionalProperties']
     if (extra === undefined) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
+    else if (extra === false && harmless(schema, 'patternProperties')) out.push({ keyword: 'patternProperties', verdict: 'tightened', why: 'only the members properties names are produced' })
     // _build_object_rule: ( "," additional-kv )* with any string as the name but those listed
     else if (extra !== false) out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `${REPEATED_NAMES}; and ${LONE_SURROGATES.replace('a string', 'a name')}` })
     return out
   }
+  if (enumsOnly(schema)) return []
   if ((loose('object') || type === 'string') && 'allOf' in schema) {
     // Only the properties (all made required) and enums of each alternative are merged.
     const merged = type !== 'string' && listOf(schema['allOf']).every((alt) => isObject(alt) &&
@@ -100,10 +141,15 @@ function llamaBranch (schema: JsonObject): Judgement[] {
     if (textLeaks(schema['pattern'])) out.push({ keyword: 'pattern', verdict: 'loosened', why: TEXT_MATCHED })
     return [...out, ...each(present(schema, ['minLength', 'maxLength', 'format']), 'loosened', 'not read beside pattern')]
   }
-  if (loose('string') && isString(schema['format']) && /^(uuid[1-5]?|date|time|date-time)$/.test(schema['format'])) {
-    return each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format')
+  const lengths = isString(schema['format']) && loose('string') ? LENGTHS[schema['format'].replace(/^uuid[1-5]$/, 'uuid')] : undefined
+  if (lengths !== undefined) {
+    // Its grammar writes each of these lengths: a bound they all keep to loses nothing.
+    const kept = lengths.every((n) => n >= (num(schema, 'minLength') ?? 0) && n <= (num(schema, 'maxLength') ?? Infinity))
+    return kept ? [] : each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format')
   }
   // The "char" rule of every other string takes any \\u escape.
+  const longest = num(schema, 'maxLength') ?? Infinity
+  if (type === 'string' && longest > 0 && (num(schema, 'minLength') ?? 0) > longest) return [{ keyword: 'minLength', verdict: 'refused', why: RUNAWAY }]
   if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), { keyword: '', verdict: 'loosened', why: LONE_SURROGATES }]
   if (type === 'integer') {
     // Bounds are read as 64-bit integers (a fractional minimum is truncated), exclusive ones only alone.
@@ -167,8 +213,9 @@ function llamaRefs (form: Json): Judgement[] {
   return out
 }
 
-export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', 'llama.cpp common/json-schema-to-grammar.cpp at 011c6c3c, src/llama-grammar.cpp at 04332939 (source read 2026-12-01)', {
+export const llamaCpp = tabled('llama-cpp', 'llama.cpp (llama-server), Ollama (GGUF runner)', 'llama.cpp common/json-schema-to-grammar.cpp at 011c6c3c, src/llama-grammar.cpp at 04332939 (source read 2026-12-01); held to llama.cpp b10257 (@fugood/llama.node 1.7.15) in npm test', {
   loosened: LLAMA_LOOSENED,
+  harmless,
   refused: [],
   formats: new Set(['time', 'uuid', 'uuid1', 'uuid2', 'uuid3', 'uuid4', 'uuid5']),
   approximate: { date: 'any month has 31 days: 2021-02-30 passes', 'date-time': 'any month has 31 days: 2021-02-30T00:00:00Z passes' },
