@@ -76,7 +76,7 @@ function wire (schema: Json, base: Json | undefined): Array<[keywords: string[],
     out.push([['', ...keys], text.slice(0, -1) + '\ud800'], [[''], '\udc00'])
   }
   if (types.has('number') || types.has('integer')) for (const n of ['1e400', '-1e400', '1e-400', '9007199254740993']) out.push([[''], numberText(n)])
-  if (types.has('object') && !isObject(base)) out.push([[''], { a: null, [TWICE]: 'a' }], [[''], { 'z\ud800': null }])
+  if (types.has('object')) out.push([[''], { a: null, [TWICE]: 'a' }], [[''], { 'z\ud800': null }], [[''], {}])
   return out
 }
 

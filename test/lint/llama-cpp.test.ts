@@ -1,0 +1,32 @@
+// lint's llama-cpp profile against llama.cpp's own converter and grammar: test/helpers/lint-check.ts
+// says how, test/helpers/llama-cpp.ts how llama.cpp is asked.
+import assert from 'node:assert/strict'
+import { after, describe, it } from 'node:test'
+import fc from 'fast-check'
+import { check, tally } from '../helpers/lint-check.ts'
+import { corpus, corpusBodies, randomForm } from '../fixtures/lint-forms.ts'
+import { close, LLAMA_CPP } from '../helpers/llama-cpp.ts'
+
+describe('lint\'s llama-cpp profile, against llama.cpp\'s converter', () => {
+  after(close)
+
+  it('agrees on the corpus: README, example and hand-written forms', async (t) => {
+    const n = tally()
+    for (const [label, form] of Object.entries(corpus)) await check(LLAMA_CPP, form, n, label, corpusBodies[label])
+    t.diagnostic(JSON.stringify(n))
+    assert.deepEqual(n.refusedDisagreed, [])
+    assert.deepEqual(n.loosenedUnshown, [])
+    assert.deepEqual(n.exactBroken, [])
+    assert.ok(n.exact > 0 && n.loosenedShown > 0 && n.forms > 20, JSON.stringify(n))
+  })
+
+  it('agrees on random forms', async (t) => {
+    const n = tally()
+    for (const form of fc.sample(randomForm, { numRuns: 60, seed: 20261204 })) await check(LLAMA_CPP, form, n, 'random')
+    t.diagnostic(JSON.stringify(n))
+    assert.deepEqual(n.refusedDisagreed, [])
+    assert.deepEqual(n.loosenedUnshown, [])
+    assert.deepEqual(n.exactBroken, [])
+    assert.ok(n.forms > 40 && n.exact > 5 && n.loosenedShown > 20, JSON.stringify(n))
+  })
+})
