@@ -71,6 +71,15 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(llama({ type: 'string', format: 'date-time', maxLength: 25 }), ['loosens /properties/a/format', 'loosens /properties/a/maxLength'])
     assert.deepEqual(llama({ type: 'string', format: 'time', minLength: 9, maxLength: 18 }), [])
   })
+  it('loses nothing by counts and patternProperties a closed object already keeps to; writes only the members it names', () => {
+    const closed = { type: 'object', properties: { x: { const: 1 } }, required: ['x'], additionalProperties: false }
+    assert.deepEqual(llama({ ...closed, minProperties: 1, maxProperties: 1 }), [])
+    assert.deepEqual(llama({ ...closed, maxProperties: 0 }), ['loosens /properties/a/maxProperties'])
+    assert.deepEqual(llama({ ...closed, patternProperties: { '^y': {} } }), ['tightens /properties/a/patternProperties'])
+    assert.deepEqual(llama({ ...closed, patternProperties: { '^x': {} } }), ['loosens /properties/a/patternProperties'])
+    // a pattern that is no regular expression may match any name
+    assert.deepEqual(llama({ ...closed, patternProperties: { '(': {} } }), ['loosens /properties/a/patternProperties'])
+  })
   it('checks date by a pattern giving every month 31 days (STRING_FORMAT_RULES), time and uuid exactly', () => {
     assert.deepEqual(llama({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])
     assert.deepEqual(llama({ type: 'string', format: 'time' }), [])
