@@ -109,8 +109,26 @@ function tensors (): Array<[string, number[]]> {
   return [['token_embd.weight', [e, v]], ['output_norm.weight', [e]], ['output.weight', [e, v]], ...Array.from({ length: layers }, (_, i) => layer(i)).flat()]
 }
 
-/** The file's bytes: the same seed, the same model. */
-export function gguf (seed: number): Buffer {
+/**
+ * How the weights are made: at random from a seed, or so that the end token is the likeliest
+ * whatever came before (every token's embedding one unit vector, every layer adding nothing, and
+ * only the end token's output row reading it). Under a grammar, the second model ends as soon as
+ * the grammar lets it: the tests' way of asking llama.cpp whether its grammar takes a text whole.
+ */
+export type Weights = number | 'ending'
+
+// the ending model's end token leads every other by this much (its probability about 0.99)
+const ENDING_LOGIT = 10
+
+function ending (name: string, data: Float32Array): void {
+  const e = DIMENSIONS.embedding
+  if (name.endsWith('norm.weight')) data.fill(1)
+  else if (name === 'token_embd.weight') for (let i = 0; i < data.length; i += e) data[i] = 1
+  else if (name === 'output.weight') data[EOS * e] = ENDING_LOGIT / Math.sqrt(e)
+}
+
+/** The file's bytes: the same weights asked for, the same model. */
+export function gguf (weights: Weights): Buffer {
   const { embedding, heads, feedForward, layers, context } = DIMENSIONS
   const tokens = vocabulary()
   const metadata: Array<[string, Value]> = [
@@ -155,11 +173,12 @@ export function gguf (seed: number): Buffer {
     offset += Math.ceil((shape.reduce((a, b) => a * b) * 4) / ALIGNMENT) * ALIGNMENT
   }
   out.pad()
-  const next = random(seed)
+  const next = random(weights === 'ending' ? 0 : weights)
   for (const [name, shape] of shapes) {
     const data = new Float32Array(shape.reduce((a, b) => a * b))
+    if (weights === 'ending') ending(name, data)
     // norms at one, so the sums stay near the scale the weights give them
-    for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (next() * 2 - 1) * 0.5
+    else for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (next() * 2 - 1) * 0.5
     out.raw(Buffer.from(data.buffer))
     out.pad()
   }
@@ -167,8 +186,8 @@ export function gguf (seed: number): Buffer {
 }
 
 /** Writes the model to a fresh temporary folder and answers the file's path. */
-export function writeModel (seed: number): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'fastify-gpt-gguf-')), 'random-bytes.gguf')
-  writeFileSync(file, gguf(seed))
+export function writeModel (weights: Weights): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'fastify-gpt-gguf-')), weights === 'ending' ? 'ending.gguf' : 'random-bytes.gguf')
+  writeFileSync(file, gguf(weights))
   return file
 }

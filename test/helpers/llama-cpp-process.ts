@@ -1,8 +1,7 @@
 // llama.cpp's own acceptance check, in a process of its own (test/helpers/llama-cpp.ts says why
 // and how): a completion whose generation_prompt is the text has the grammar sampler accept the
 // text's tokens one by one, as llama.cpp's common_sampler_init does with a prefill; a token the
-// grammar refuses throws, and a text the grammar takes whole lets the end token come next.
-import { EOS } from '../../src/check/gguf.ts'
+// grammar refuses throws, and a text the grammar takes whole lets the made model end next.
 import { load, type Context } from '../../src/check/llama-cpp.ts'
 
 export interface Ask { readonly form: unknown, readonly texts: readonly string[] }
@@ -36,8 +35,7 @@ async function verdict (form: unknown, text: string): Promise<boolean> {
         generation_prompt: text,
         response_format: { type: 'json_schema', json_schema: { schema: form } },
         n_predict: 1,
-        temperature: 0,
-        logit_bias: [[EOS, 100]]
+        temperature: 0
       })
       return done.stopped_eos && done.text === ''
     } catch (error) {

@@ -1,9 +1,10 @@
 // llama.cpp's own converter and grammar (@fugood/llama.node), for the tests: whether the grammar
 // json_schema_to_grammar makes of a form accepts a text. There is no call for it in the binding;
 // a completion given the text as generation_prompt has the grammar sampler accept the text's
-// tokens (llama_grammar_accept_impl), which throws at a token it refuses; with the end token
-// favoured, the one token sampled after is the end exactly when the grammar takes the text whole.
-// The tokens are the made model's (src/check/gguf.ts): a text it cannot spell is not asked.
+// tokens (llama_grammar_accept_impl), which throws at a token it refuses; the model made to end
+// whenever it may (src/check/gguf.ts, 'ending') then samples the end token exactly when the
+// grammar takes the text whole. (The binding reads no logit_bias, so the end cannot be favoured
+// by a random model's completion.) A text the model cannot spell is not asked.
 // The converter refuses a form by aborting, so the asking runs in a process of its own
 // (llama-cpp-process.ts), one kept for the run and made again when a form ends it.
 import { fork, type ChildProcess } from 'node:child_process'
@@ -17,7 +18,7 @@ import type { Answer, Ask } from './llama-cpp-process.ts'
 import type { Converter } from './lint-check.ts'
 
 const CHILD = fileURLToPath(new URL('./llama-cpp-process.ts', import.meta.url))
-const model = writeModel(1)
+const model = writeModel('ending')
 process.once('exit', () => rmSync(dirname(model), { recursive: true, force: true }))
 
 // the tokenizer reads these as the specials they name, not as the characters they are

@@ -5,10 +5,19 @@ import { after, describe, it } from 'node:test'
 import fc from 'fast-check'
 import { check, tally } from '../helpers/lint-check.ts'
 import { corpus, corpusBodies, randomForm } from '../fixtures/lint-forms.ts'
-import { close, LLAMA_CPP } from '../helpers/llama-cpp.ts'
+import { close, compile, LLAMA_CPP, verdicts } from '../helpers/llama-cpp.ts'
 
 describe('lint\'s llama-cpp profile, against llama.cpp\'s converter', () => {
   after(close)
+
+  it('asks the grammar truly: a text it takes whole though it could go on is taken, one cut short or past its end is not', async () => {
+    const compiled = await compile({ type: 'integer' })
+    assert.ok('grammar' in compiled)
+    assert.deepEqual(await verdicts(compiled.grammar, ['3', '30', '0', '-4', '3.5', '03', '']), [true, true, true, true, false, false, false])
+    const object = await compile({ type: 'object', properties: { a: { type: 'integer' } } })
+    assert.ok('grammar' in object)
+    assert.deepEqual(await verdicts(object.grammar, ['{"a":3}', '{"a":3', '{}', '{"a":3}}']), [true, false, true, false])
+  })
 
   it('agrees on the corpus: README, example and hand-written forms', async (t) => {
     const n = tally()
