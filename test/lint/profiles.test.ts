@@ -141,6 +141,11 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
   it('merges the properties of an allOf of objects, each made required', () => {
     assert.deepEqual(llama({ allOf: [{ properties: { x: { const: 1 } } }, { properties: { y: { const: 2 } } }] }), ['tightens /properties/a/allOf'])
   })
+  it('writes an object for any other allOf: a value of another type it admits is never written', () => {
+    assert.deepEqual(llama({ allOf: [{ type: 'integer', minimum: 0 }] }), ['loosens /properties/a/allOf', 'tightens /properties/a/allOf'])
+    assert.deepEqual(llama({ type: 'string', allOf: [{ minLength: 1 }] }), ['loosens /properties/a/allOf', 'tightens /properties/a/allOf'])
+    assert.deepEqual(llama({ allOf: [{ type: 'object', minProperties: 1 }] }), ['loosens /properties/a/allOf'])
+  })
 })
 
 describe('outlines: outlines-core src/json_schema/parsing.rs', () => {

@@ -116,9 +116,12 @@ function llamaBranch (schema: JsonObject): Judgement[] {
     // Only the properties (all made required) and enums of each alternative are merged.
     const merged = type !== 'string' && listOf(schema['allOf']).every((alt) => isObject(alt) &&
       ('$ref' in alt || ('properties' in alt && Object.keys(alt).every((key) => !ASSERTIONS.has(key) || ['properties', 'required'].includes(key) || (key === 'type' && alt[key] === 'object')))))
-    return merged
-      ? [{ keyword: 'allOf', verdict: 'tightened', why: 'the properties of its alternatives are merged, each made required' }]
-      : [{ keyword: 'allOf', verdict: 'loosened', why: 'only the properties and enums of its alternatives are merged, into an object' }]
+    if (merged) return [{ keyword: 'allOf', verdict: 'tightened', why: 'the properties of its alternatives are merged, each made required' }]
+    out.push({ keyword: 'allOf', verdict: 'loosened', why: 'only the properties and enums of its alternatives are merged, into an object' })
+    // Seen with llama.cpp b10257: {"allOf": [{"type": "integer"}]} never writes 0.
+    const objects = type === 'object' || listOf(schema['allOf']).some((alt) => isObject(alt) && alt['type'] === 'object')
+    if (!objects) out.push({ keyword: 'allOf', verdict: 'tightened', why: 'only an object is written: a value of another type it admits never is' })
+    return out
   }
   if (loose('array') && ('items' in schema || 'prefixItems' in schema)) {
     if ('items' in schema) {
