@@ -173,10 +173,10 @@ export function gguf (weights: Weights): Buffer {
     offset += Math.ceil((shape.reduce((a, b) => a * b) * 4) / ALIGNMENT) * ALIGNMENT
   }
   out.pad()
-  const next = random(weights === 'ending' ? 0 : weights)
+  const next = weights === 'ending' ? undefined : random(weights)
   for (const [name, shape] of shapes) {
     const data = new Float32Array(shape.reduce((a, b) => a * b))
-    if (weights === 'ending') ending(name, data)
+    if (next === undefined) ending(name, data)
     // norms at one, so the sums stay near the scale the weights give them
     else for (let i = 0; i < data.length; i++) data[i] = name.endsWith('norm.weight') ? 1 : (next() * 2 - 1) * 0.5
     out.raw(Buffer.from(data.buffer))

@@ -19,6 +19,12 @@ describe('lint\'s llama-cpp profile, against llama.cpp\'s converter', () => {
     assert.deepEqual(await verdicts(object.grammar, ['{"a":3}', '{"a":3', '{}', '{"a":3}}']), [true, false, true, false])
   })
 
+  it('writes an object for an allOf it cannot merge, never the integer the form admits (the profile\'s finding)', async () => {
+    const compiled = await compile({ allOf: [{ type: 'integer', minimum: 0 }] })
+    assert.ok('grammar' in compiled)
+    assert.deepEqual(await verdicts(compiled.grammar, ['0', '3', '{}']), [false, false, true])
+  })
+
   it('agrees on the corpus: README, example and hand-written forms', async (t) => {
     const n = tally()
     for (const [label, form] of Object.entries(corpus)) await check(LLAMA_CPP, form, n, label, corpusBodies[label])
