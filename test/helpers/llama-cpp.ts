@@ -26,10 +26,13 @@ const SPECIALS = /<unk>|<s>|<\/s>/
 /** Whether the made model writes the text token by token, each token one of its characters. */
 export const spellable = (text: string): boolean => writable(text) && !SPECIALS.test(text)
 
-// An ask that runs past this, or a process holding more than this, is ended (a form can make the
-// grammar parser take memory without end): the form is refused.
+// An ask that runs past this, or in which the process grows by more than this, is ended (a form
+// can make the grammar take memory without end, as minLength above maxLength does, at about
+// 150 MiB a second): the form is refused. One ask of a batch keeps at most 64 contexts of about
+// 2 MiB (llama-cpp-process.ts); the process starts at about 100 MiB.
 const TIMEOUT_MS = 20_000
-const MEMORY_MB = 1024
+const GROWTH_MB = 256
+const STARTING_MB = 128
 const resident = (pid: number | undefined): number => {
   try {
     return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096 / 2 ** 20
@@ -44,6 +47,7 @@ let queue: Promise<unknown> = Promise.resolve()
 
 function ask (question: Ask): Promise<Answer> {
   const asked = queue.then(() => new Promise<Answer>((resolve) => {
+    const limit = Math.max(resident(child?.pid), STARTING_MB) + GROWTH_MB
     const process = child ??= fork(CHILD, [], { silent: true, execArgv: [...globalThis.process.execArgv] })
     process.stdout?.resume()
     process.stderr?.removeAllListeners('data').on('data', (chunk: Buffer) => { said = (said + chunk.toString()).slice(-8192) })
@@ -53,7 +57,7 @@ function ask (question: Ask): Promise<Answer> {
       process.kill('SIGKILL')
     }
     const timer = setTimeout(() => stop(`llama.cpp did not answer within ${TIMEOUT_MS} ms`), TIMEOUT_MS)
-    const watch = setInterval(() => { if (resident(process.pid) > MEMORY_MB) stop(`llama.cpp held more than ${MEMORY_MB} MiB`) }, 50)
+    const watch = setInterval(() => { if (resident(process.pid) > limit) stop(`llama.cpp grew by more than ${GROWTH_MB} MiB in one ask`) }, 50)
     const settled = (): void => {
       clearTimeout(timer)
       clearInterval(watch)
