@@ -7,7 +7,7 @@
 // profile at the schema the leaf stands in, and each such finding lint makes on a number or a
 // string must be shown by one value.
 import { Validator } from '@cfworker/json-schema'
-import { generate, random, type Path, type Schema } from '../../src/check/generate.ts'
+import { generate, random, type Path, type Schema, type Site } from '../../src/check/generate.ts'
 import type { Json } from '../../src/form/compile.ts'
 import { lint, type DecoderName, type Finding } from '../../src/lint/index.ts'
 import { unescape } from '../../src/json/pointer.ts'
@@ -16,7 +16,8 @@ import { unescape } from '../../src/json/pointer.ts'
 export type Accepts = (texts: readonly string[]) => Promise<boolean[] | undefined>
 
 export const NUMBERS = [0, 0.5, -0.5, 1.5, -4, -4.5, -5, 0.25, 3, 7, 12.5, 1.1234567, 1e-7, 100, -1.5, 2 ** 31]
-export const STRINGS = ['a"b', 'a\\b', 'a\nb', '"', '\\', '\n', 'ab', 'abc', 'a', '', 'aaa', 'é', '2026-12-03T10:00:00Z', '2026-12-03t10:00:00z']
+export const STRINGS = ['a"b', 'a\\b', 'a\nb', '"', '\\', '\n', 'ab', 'abc', 'a', '', 'aaa', 'é', '2026-12-03T10:00:00Z', '2026-12-03t10:00:00z',
+  '2026-12-03T10:00:00.5Z', '2016-12-31T23:59:60Z', '10:00:00Z', '10:00:00z', '10:00:00.5Z', '23:59:60Z']
 
 export interface Narrowing {
   forms: number
@@ -44,17 +45,34 @@ const setAt = (value: unknown, path: Path, leaf: unknown): unknown => {
   const object = value as Record<string, unknown>
   return Object.fromEntries(Object.entries(object).map(([name, v]) => [name, name === head ? setAt(v, rest, leaf) : v]))
 }
-/** The value's compact JSON, with the leaf at `path` written as `spelt`. */
-// Members in the generator's order (required first) and reversed: a converter writes its own order.
-function write (value: unknown, path: Path | undefined, spelt: string, reversed = false): string {
+// Members in the generator's order (required first), reversed, in the form's `properties` order,
+// and in that order with the required first (llama.cpp's): a converter writes its own order.
+const ORDERS = ['required', 'properties', 'generated', 'reversed'] as const
+type Order = typeof ORDERS[number]
+type Shapes = ReadonlyMap<string, Schema>
+function arrange (names: string[], schema: Schema | undefined, order: Order): string[] {
+  if (order === 'generated') return names
+  if (order === 'reversed') return names.reverse()
+  const named = Object.keys(isObject(schema?.['properties']) ? schema['properties'] : {})
+  const required = new Set(Array.isArray(schema?.['required']) ? schema['required'] : [])
+  const rank = (name: string): number => {
+    const i = named.indexOf(name)
+    if (i < 0) return 2 * named.length + names.indexOf(name)
+    return order === 'required' && !required.has(name) ? named.length + i : i
+  }
+  return names.sort((a, b) => rank(a) - rank(b))
+}
+/** The value's compact JSON, members in `order`, with the leaf at `path` (if any) written as `spelt`. */
+function write (value: unknown, path: Path | undefined, spelt: string, order: Order, shapes: Shapes, at: Path = []): string {
   if (path?.length === 0) return spelt
   const [head, ...rest] = path ?? []
-  const at = (key: string | number, v: unknown): string => key === head && path !== undefined ? write(v, rest, spelt, reversed) : write(v, undefined, spelt, reversed)
-  if (Array.isArray(value)) return `[${value.map((item, i) => at(i, item)).join(',')}]`
+  const inner = (key: string | number, v: unknown): string => write(v, key === head && path !== undefined ? rest : undefined, spelt, order, shapes, [...at, key])
+  if (Array.isArray(value)) return `[${value.map((item, i) => inner(i, item)).join(',')}]`
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  const members = Object.entries(value as Record<string, unknown>).map(([name, v]) => `${JSON.stringify(name)}:${at(name, v)}`)
-  return `{${(reversed ? members.reverse() : members).join(',')}}`
+  const object = value as Record<string, unknown>
+  return `{${arrange(Object.keys(object), shapes.get(JSON.stringify(at)), order).map((name) => `${JSON.stringify(name)}:${inner(name, object[name])}`).join(',')}}`
 }
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
 const getAt = (value: unknown, path: Path): unknown => path.reduce<unknown>((v, key) => (v as Record<string | number, unknown>)[key], value)
 
 // The member names along a pointer into a form, and along a path into a value: a leaf is foreseen
@@ -69,50 +87,83 @@ const same = (a: readonly string[], b: readonly string[]): boolean => a.length <
 const schemaOf = (finding: Finding): string => finding.pointer.replace(/\/(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength|pattern|format)$/, '')
 const LEAF_KEYWORD = /\/(minimum|maximum|exclusiveMinimum|exclusiveMaximum|minLength|maxLength)$/
 
+interface Candidate {
+  readonly path: Path
+  /** The texts that write the value, the likeliest first. */
+  readonly texts: string[]
+  /** The unchanged value the leaf was put into; none for that value itself. */
+  readonly base?: Candidate
+  /** For a value the generator proposed, the locations it recorded. */
+  readonly sites?: readonly Site[]
+  written?: boolean
+}
+
+/** Whether the grammar writes each candidate, asking one text of each first, then the others of those not yet written. */
+async function ask (accepts: Accepts, candidates: readonly Candidate[]): Promise<boolean> {
+  for (const round of [(c: Candidate) => c.texts.slice(0, 1), (c: Candidate) => c.written === true ? [] : c.texts.slice(1)]) {
+    const asked = candidates.map(round)
+    const verdicts = await accepts(asked.flat())
+    if (verdicts === undefined) return false
+    let i = 0
+    candidates.forEach((c, k) => {
+      const n = asked[k]?.length ?? 0
+      c.written = c.written === true || verdicts.slice(i, i + n).includes(true)
+      i += n
+    })
+  }
+  return true
+}
+
 /**
  * One form: values proposed from `seeds` generator runs, each leaf replaced in turn; what the
- * grammar never writes is checked against lint's decoder-tightens findings for `decoder`.
+ * grammar never writes is checked against lint's decoder-tightens findings for `decoder`. A value
+ * the generator proposed that the grammar never writes is checked itself, its variants not: the
+ * leaf they change is not what keeps them unwritten.
  */
 export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Accepts, t: Narrowing, seeds = 4): Promise<void> {
   const findings = lint(form, { decoders: [decoder] })
   if (findings.some((f) => f.rule === 'decoder-refuses' || f.rule === 'form-admits-nothing')) return
   const tightens = findings.filter((f) => f.rule === 'decoder-tightens')
   const validator = new Validator(form as object, '2020-12', false)
-  const candidates = new Map<string, { path: Path, texts: string[] }>()
+  const candidates = new Map<string, Candidate>()
   for (let seed = 1; seed <= seeds; seed++) {
     const made = generate(form as Schema, random(seed))
-    if (made === undefined) continue
+    if (made === undefined || candidates.has(JSON.stringify(made.value))) continue
+    const shapes = new Map(made.sites.map((site) => [JSON.stringify(site.path), site.schema]))
+    const texts = (value: unknown, path: Path | undefined, leaf: unknown): string[] =>
+      [...new Set(spellings(leaf).flatMap((spelt) => ORDERS.map((order) => write(value, path, spelt, order, shapes))))]
+    // the generator proposes; a value it made that the form does not admit is the base of nothing
+    const base: Candidate | undefined = validator.validate(made.value).valid ? { path: [], texts: texts(made.value, undefined, null), sites: made.sites } : undefined
+    if (base !== undefined) candidates.set(JSON.stringify(made.value), base)
     for (const site of made.sites) {
       const here = getAt(made.value, site.path)
       const bounds = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].map((key) => site.schema[key]).filter((b): b is number => typeof b === 'number')
       const leaves = typeof here === 'object' && here !== null ? [] : [...NUMBERS, ...bounds.flatMap((b) => [b, b + 0.5, b - 0.5, b + 0.1234567, b - 0.1234567]), ...STRINGS]
       for (const leaf of leaves) {
         const value = setAt(made.value, site.path, leaf)
-        if (!validator.validate(value).valid) continue
         const text = JSON.stringify(value)
-        if (!candidates.has(text)) candidates.set(text, { path: site.path, texts: [...new Set(spellings(leaf).flatMap((spelt) => [write(value, site.path, spelt), write(value, site.path, spelt, true)]))] })
+        if (!candidates.has(text) && validator.validate(value).valid) candidates.set(text, { path: site.path, texts: texts(value, site.path, leaf), ...(base === undefined ? {} : { base }) })
       }
     }
   }
   if (candidates.size === 0) return
   t.forms++
-  const all = [...candidates.values()]
-  const verdicts = await accepts(all.flatMap((c) => c.texts))
-  if (verdicts === undefined) return
-  let i = 0
+  if (!await ask(accepts, [...candidates.values()])) return
   const shown = new Set<Finding>()
-  for (const { path, texts } of all) {
-    const written = texts.map(() => verdicts[i++] === true).some(Boolean)
+  const at = (f: Finding, path: Path): boolean => same(names(schemaOf(f)), namesOf(path))
+  for (const c of candidates.values()) {
+    if (c.base?.written === false) continue
     t.values++
-    if (written) continue
-    const at = namesOf(path)
-    const foreseen = tightens.filter((f) => same(names(schemaOf(f)), at))
-    const label = `${JSON.stringify(at)}: ${texts[0] ?? ''}`
+    if (c.written === true) continue
+    const foreseen = tightens.filter((f) => c.sites?.some((site) => at(f, site.path)) ?? at(f, c.path))
+    const label = `${JSON.stringify(namesOf(c.path))}: ${c.texts[0] ?? ''}`
     if (foreseen.length === 0) t.unforeseen.push(`${JSON.stringify(form).slice(0, 160)} ${label}`)
     else {
       t.narrowed.push(label)
       for (const f of foreseen) shown.add(f)
     }
   }
-  for (const f of tightens) if (LEAF_KEYWORD.test(f.pointer) && !shown.has(f)) t.unshown.push(`${JSON.stringify(form).slice(0, 160)} ${f.pointer}`)
+  // a finding on a bound is to be shown where a leaf was put into its schema
+  const tried = (f: Finding): boolean => [...candidates.values()].some((c) => c.sites === undefined && at(f, c.path))
+  for (const f of tightens) if (LEAF_KEYWORD.test(f.pointer) && !shown.has(f) && tried(f)) t.unshown.push(`${JSON.stringify(form).slice(0, 160)} ${f.pointer}`)
 }
