@@ -44,10 +44,12 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(judged(form, 'llama-cpp'), ['refuses /properties/$ref'])
     assert.match(why(form, '/properties/$ref'), /type must be string, but is object/)
   })
-  it('resolves no $ref inside a schema holding one: a $ref to a $ref compiles as any object', () => {
+  it('resolves no $ref inside a schema holding one: a $ref to a $ref compiles as any object, so the integer it stands for is never written', () => {
     const form = { $ref: '#/$defs/a', $defs: { a: { $ref: '#/$defs/b' }, b: { type: 'integer', minimum: 0, maximum: 9 } } }
-    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /$defs/a/$ref'])
+    assert.deepEqual(judged(form, 'llama-cpp'), ['loosens /$defs/a/$ref', 'tightens /$defs/a/$ref'])
     assert.match(why(form, '/$defs/a/$ref'), /any object/)
+    // a target that is an object loses no type
+    assert.deepEqual(judged({ ...form, $defs: { ...form.$defs, b: { type: 'object' } } }, 'llama-cpp'), ['loosens /$defs/a/$ref', 'loosens /$defs/b'])
     // from a member, both are met
     assert.deepEqual(judged({ $defs: form.$defs, ...field({ $ref: '#/$defs/a' }) }, 'llama-cpp'), [])
   })
@@ -68,8 +70,8 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(llama({ type: 'string', pattern: '^a+$', maxLength: 3 }), ['loosens /properties/a/maxLength'])
     assert.deepEqual(llama({ type: 'string', format: 'uuid', maxLength: 35 }), ['loosens /properties/a/maxLength'])
     assert.deepEqual(llama({ type: 'string', format: 'uuid', minLength: 36, maxLength: 36 }), [])
-    assert.deepEqual(llama({ type: 'string', format: 'date-time', maxLength: 25 }), ['loosens /properties/a/format', 'loosens /properties/a/maxLength'])
-    assert.deepEqual(llama({ type: 'string', format: 'time', minLength: 9, maxLength: 18 }), [])
+    assert.deepEqual(llama({ type: 'string', format: 'date-time', maxLength: 25 }), ['loosens /properties/a/format', 'loosens /properties/a/maxLength', 'tightens /properties/a/format'])
+    assert.deepEqual(llama({ type: 'string', format: 'time', minLength: 9, maxLength: 18 }), ['tightens /properties/a/format'])
   })
   it('loses nothing by counts and patternProperties a closed object already keeps to; writes only the members it names', () => {
     const closed = { type: 'object', properties: { x: { const: 1 } }, required: ['x'], additionalProperties: false }
@@ -80,9 +82,10 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     // a pattern that is no regular expression may match any name
     assert.deepEqual(llama({ ...closed, patternProperties: { '(': {} } }), ['loosens /properties/a/patternProperties'])
   })
-  it('checks date by a pattern giving every month 31 days (STRING_FORMAT_RULES), time and uuid exactly', () => {
+  it('checks date by a pattern giving every month 31 days (STRING_FORMAT_RULES), uuid exactly, and writes a time with Z in capitals and three fraction digits or none', () => {
     assert.deepEqual(llama({ type: 'string', format: 'date' }), ['loosens /properties/a/format'])
-    assert.deepEqual(llama({ type: 'string', format: 'time' }), [])
+    assert.deepEqual(llama({ type: 'string', format: 'time' }), ['tightens /properties/a/format'])
+    assert.match(why(field({ type: 'string', format: 'date-time' }), '/properties/a/format'), /2026-12-03T10:00:00\.5Z/)
     assert.deepEqual(llama({ type: 'string', format: 'uuid' }), [])
   })
   it('writes any \\u escape in other strings (its "char" rule), lone surrogates too', () => {

@@ -25,6 +25,12 @@ const REGEX_META = '^$.[]()|{}*+?'
 
 // The lengths of what its format rules write (date, a time with or without three digits of fraction and a zone, ...).
 const LENGTHS: Readonly<Record<string, readonly number[]>> = { date: [10], time: [9, 13, 14, 18], 'date-time': [20, 24, 25, 29], uuid: [36] }
+// Its time rule: seconds [0-5][0-9], a fraction of exactly three digits, "T" and "Z" in capitals (seen with llama.cpp b10257).
+const CLOCK = 'a fraction of seconds of exactly three digits, and no leap second; RFC 3339 admits each'
+const CLOCKS: Readonly<Record<string, string>> = {
+  'date-time': `its date-time rule writes T and Z in capitals only, ${CLOCK} (2026-12-03t10:00:00z, 2026-12-03T10:00:00.5Z and 2016-12-31T23:59:60Z are never written)`,
+  time: `its time rule writes Z in capitals only, ${CLOCK} (10:00:00z, 10:00:00.5Z and 23:59:60Z are never written)`
+}
 
 /**
  * An object closed to members it does not name (additionalProperties false, in the converter's
@@ -148,7 +154,8 @@ function llamaBranch (schema: JsonObject): Judgement[] {
   if (lengths !== undefined) {
     // Its grammar writes each of these lengths: a bound they all keep to loses nothing.
     const kept = lengths.every((n) => n >= (num(schema, 'minLength') ?? 0) && n <= (num(schema, 'maxLength') ?? Infinity))
-    return kept ? [] : each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format')
+    const clock = CLOCKS[String(schema['format'])]
+    return [...kept ? [] : each(present(schema, ['minLength', 'maxLength']), 'loosened', 'not read beside format'), ...clock === undefined ? [] : [{ keyword: 'format', verdict: 'tightened' as const, why: clock }]]
   }
   // The "char" rule of every other string takes any \\u escape.
   const longest = num(schema, 'maxLength') ?? Infinity
@@ -176,6 +183,13 @@ const concerns = (keyword: string, type: string): boolean =>
   STRING.includes(keyword) ? type === 'string' : NUMBER.includes(keyword) ? type === 'number' || type === 'integer' : ARRAY.includes(keyword) ? type === 'array' : OBJECT.includes(keyword) ? type === 'object' : true
 
 const jsonType = (value: Json): string => value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value
+
+/** The type a "#/..." reference's target names, if it names one. */
+function targetType (form: Json, ref: string): Json | undefined {
+  let target: Json | undefined = form
+  for (const sel of ref.slice(2).split('/')) target = Array.isArray(target) ? target[Number(sel)] : isObject(target) && Object.hasOwn(target, sel) ? target[sel] : undefined
+  return isObject(target) ? target['type'] : undefined
+}
 
 /**
  * resolve_refs, as it walks the whole form before anything is compiled: every member named "$ref"
@@ -210,7 +224,10 @@ function llamaRefs (form: Json): Judgement[] {
   walk(form, (schema, place) => {
     const ref = isObject(schema) ? schema['$ref'] : undefined
     if (typeof ref === 'string' && ref.startsWith('#/') && !met.has(ref)) {
-      out.push({ keyword: `${place.pointer.slice(1)}${place.pointer === '' ? '' : '/'}$ref`, verdict: 'loosened', why: `never resolved (it stands inside a schema holding a $ref): ${ANY_OBJECT}` })
+      const keyword = `${place.pointer.slice(1)}${place.pointer === '' ? '' : '/'}$ref`
+      out.push({ keyword, verdict: 'loosened', why: `never resolved (it stands inside a schema holding a $ref): ${ANY_OBJECT}` })
+      // Seen with llama.cpp b10257: a string its target admits is never written there.
+      if (targetType(form, ref) !== 'object') out.push({ keyword, verdict: 'tightened', why: 'never resolved (it stands inside a schema holding a $ref): only an object is written, so a value of another type its target admits never is' })
     }
   })
   return out
