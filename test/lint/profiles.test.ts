@@ -91,6 +91,7 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
   it('writes any \\u escape in other strings (its "char" rule), lone surrogates too', () => {
     assert.deepEqual(llama({ type: 'string', maxLength: 5 }), [SURROGATES])
     assert.match(why(field({ type: 'string' }), '/properties/a'), /lone surrogate/)
+    assert.deepEqual(llama({ type: 'string', maxLength: 0 }), [])
   })
   it('refuses a boolean subschema ("Unrecognized schema"), but for additionalProperties', () => {
     assert.deepEqual(llama({ type: 'array', items: true, maxItems: 2 }), ['refuses /properties/a/items'])
@@ -99,7 +100,8 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
   it('takes {m,n} as llama-grammar.cpp does: refused from 2000 repetitions ("number of repetitions exceeds sane defaults")', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 6000 }), (n) => {
       // a string of maxLength n is char{0,n}: n repetitions
-      const expected = n < 2000 ? [SURROGATES] : [SURROGATES, 'refuses /properties/a/maxLength']
+      // (and no escape at all when n is 0)
+      const expected = n === 0 ? [] : n < 2000 ? [SURROGATES] : [SURROGATES, 'refuses /properties/a/maxLength']
       assert.deepEqual(llama({ type: 'string', maxLength: n }), expected)
     }))
     assert.deepEqual(llama({ type: 'string', minLength: 2001 }), [SURROGATES, 'refuses /properties/a/minLength'])

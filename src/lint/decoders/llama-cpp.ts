@@ -160,7 +160,8 @@ function llamaBranch (schema: JsonObject): Judgement[] {
   // The "char" rule of every other string takes any \\u escape.
   const longest = num(schema, 'maxLength') ?? Infinity
   if (type === 'string' && longest > 0 && (num(schema, 'minLength') ?? 0) > longest) return [{ keyword: 'minLength', verdict: 'refused', why: RUNAWAY }]
-  if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), { keyword: '', verdict: 'loosened', why: LONE_SURROGATES }]
+  // a string of no characters holds no escape
+  if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), ...longest > 0 ? [{ keyword: '', verdict: 'loosened' as const, why: LONE_SURROGATES }] : []]
   if (type === 'integer') {
     // Bounds are read as 64-bit integers (a fractional minimum is truncated), exclusive ones only alone.
     out.push(...each(['minimum', 'exclusiveMinimum'].filter((key) => typeof schema[key] === 'number' && !Number.isInteger(schema[key]) && (key === 'minimum' || !('minimum' in schema))), 'loosened', 'a fractional lower bound is truncated'))
