@@ -1,4 +1,4 @@
-import type { Generated, Path, Schema } from './generate.ts'
+import { generate, random, type Generated, type Path, type Schema } from './generate.ts'
 import type { Admits } from './judge.ts'
 import { pathPointer } from '../json/pointer.ts'
 import { isObject as isJsonObject } from '../json/value.ts'
@@ -103,9 +103,14 @@ export function proposals (keyword: string, schema: Schema, current: unknown, it
       const fill = item === undefined ? current.at(-1) : item
       return [...(current.length > 0 ? [[...current, current[0]]] : []), ...(fill === undefined ? [] : [[fill, fill]])]
     }
-    case 'maxProperties': return isObject(current)
-      ? [...(typeof bound === 'number' ? [widened(current, within(keyword, bound + 1, Object.values(current).at(-1) ?? null))] : []), { ...current, zz: 1, zy: 2 }]
-      : []
+    case 'maxProperties': {
+      if (!isObject(current)) return []
+      // the members added hold what additionalProperties admits, where it says, else the last member's value
+      const extra = schema['additionalProperties']
+      const made = isObject(extra) ? generate(extra, random(1), true) : undefined
+      const fill = made === undefined ? Object.values(current).at(-1) ?? null : made.value
+      return [...(typeof bound === 'number' ? [widened(current, within(keyword, bound + 1, fill), fill)] : []), { ...current, zz: 1, zy: 2 }]
+    }
     case 'minProperties': return isObject(current) ? [Object.fromEntries(Object.entries(current).slice(0, -1)), {}] : []
     case 'required': return isObject(current) && Array.isArray(bound)
       ? bound.filter((name) => typeof name === 'string' && Object.hasOwn(current, name))
@@ -125,13 +130,12 @@ export function proposals (keyword: string, schema: Schema, current: unknown, it
 }
 
 /** `object` with members added, copies of its last value, up to `size` members (counted, not recounted). */
-function widened (object: Record<string, unknown>, size: number): Record<string, unknown> {
+function widened (object: Record<string, unknown>, size: number, fill: unknown): Record<string, unknown> {
   const out = { ...object }
-  const last = Object.values(object).at(-1) ?? null
   let members = Object.keys(out).length
   for (let i = 0; members < size; i++) {
     if (Object.hasOwn(out, `m${i}`)) continue
-    out[`m${i}`] = last
+    out[`m${i}`] = fill
     members++
   }
   return out

@@ -51,6 +51,24 @@ describe('near-miss proposals', () => {
   }
 })
 
+describe('near-miss proposals for maxProperties beside a schema for other members', () => {
+  it('fast-check: one is refused for maxProperties alone, its added members admitted by additionalProperties', () => {
+    const extra = fc.oneof(
+      fc.record({ type: fc.constant('integer'), minimum: fc.integer({ min: -5, max: 5 }), maximum: fc.integer({ min: 5, max: 9 }) }),
+      fc.record({ type: fc.constant('string'), minLength: fc.integer({ min: 0, max: 3 }) }),
+      fc.jsonValue().map((value) => ({ const: value })))
+    fc.assert(fc.property(extra, fc.integer({ min: 1, max: 4 }), (additionalProperties, maxProperties) => {
+      const schema = { type: 'object', properties: { a: { type: 'boolean' } }, additionalProperties, maxProperties }
+      const validator = new Validator(schema as object, '2020-12', false)
+      const alone = proposals('maxProperties', schema, { a: true }).filter((value) => {
+        const errors = validator.validate(value).errors.filter((error) => error.keyword !== 'properties')
+        return errors.length > 0 && errors.every((error) => error.keyword === 'maxProperties')
+      })
+      assert.ok(alone.length > 0, JSON.stringify(schema))
+    }), { numRuns: 200 })
+  })
+})
+
 describe('proposals for a keyword that does not apply to the value', () => {
   // A keyword of one type says nothing of a value of another: no value can break it there.
   const applies: Record<string, (value: unknown) => boolean> = {
