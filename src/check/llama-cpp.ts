@@ -68,11 +68,13 @@ export interface SampleOptions {
 /**
  * An actor under llama.cpp: the model at `model` writes bodies, each token held to the grammar
  * llama.cpp's converter makes of the form. A walk the sampler gives up on (it took a token its
- * grammar then refused) leaves the context busy for good (the binding's), so another is made.
+ * grammar then refused) leaves the context busy for good (the binding's), so another is made;
+ * the sampling runs in a process of its own (llama-decoder.ts), which ends with it.
  */
 export async function sample (llama: Llama, model: string, form: unknown, options: SampleOptions): Promise<Walked> {
   const open = (): Promise<Context> => llama.loadModel({ model, ...MODEL })
   let context = await open()
+  const failed: Context[] = []
   const texts: string[] = []
   let dropped = 0
   let gaveUp: { count: number, why: string } | undefined
@@ -91,7 +93,9 @@ export async function sample (llama: Llama, model: string, form: unknown, option
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error)
         if (why === UNPARSED) return { error: why }
-        await context.release()
+        // Not released: the binding leaves a failed context pointing at its freed worker, and
+        // release() writes through that pointer. It is kept until the process ends.
+        failed.push(context)
         context = await open()
         // the same body again, on a fresh context, when the old one was only marked busy
         if (why === BUSY && busy++ < RETRIES) n--
