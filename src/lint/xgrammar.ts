@@ -204,12 +204,15 @@ class ConverterWalk {
     const first = low ?? high
     if (first === undefined) return
     const holds = (v: number): boolean => (lower === undefined || v > lower) && (upper === undefined || v < upper)
-    const also = [
-      holds(0.5) && lower !== undefined && lower <= 0 && upper === undefined ? 'no fraction between 0 and 1 (0.5 under minimum 0, where 1.5 is written)' : '',
-      holds(-0.5) ? 'no fraction between -1 and 0 (-0.5 under maximum 10)' : '',
-      lower !== undefined && lower < -1 && upper === undefined ? 'no negative number above the bound but the bound itself (-4.5 under minimum -5)' : ''
+    // a whole multipleOf admits no fraction: what is lost of fractions is nothing the form admits
+    const whole = Number.isInteger(schema['multipleOf'])
+    const claims = [
+      whole ? '' : 'at most 6 fraction digits and no exponent (1.1234567 and 1e-7 are never written)',
+      !whole && holds(0.5) && lower !== undefined && lower <= 0 && upper === undefined ? 'no fraction between 0 and 1 (0.5 under minimum 0, where 1.5 is written)' : '',
+      !whole && holds(-0.5) ? 'no fraction between -1 and 0 (-0.5 under maximum 10)' : '',
+      lower !== undefined && lower < -1 && upper === undefined ? `no negative number above the bound but the bound itself (${whole ? '-4' : '-4.5'} under minimum -5)` : ''
     ].filter((text) => text !== '')
-    this.say(at, first, 'tightened', `a bounded number is written with at most 6 fraction digits and no exponent (1.1234567 and 1e-7 are never written)${also.length > 0 ? `, and ${also.join(', ')}` : ''}`)
+    if (claims.length > 0) this.say(at, first, 'tightened', `a bounded number is written with ${claims.join(', and ')}`)
   }
 
   /** A string: format beats pattern beats lengths; then what each of them compiles loosely. */

@@ -11,6 +11,7 @@ import { generate, random, type Path, type Schema, type Site } from '../../src/c
 import type { Json } from '../../src/form/compile.ts'
 import { lint, type DecoderName, type Finding } from '../../src/lint/index.ts'
 import { unescape } from '../../src/json/pointer.ts'
+import { resolve } from '../../src/lint/schema.ts'
 
 /** Whether the converter's grammar accepts the whole text; undefined when it refuses the form. */
 export type Accepts = (texts: readonly string[]) => Promise<boolean[] | undefined>
@@ -73,6 +74,19 @@ function write (value: unknown, path: Path | undefined, spelt: string, order: Or
   return `{${arrange(Object.keys(object), shapes.get(JSON.stringify(at)), order).map((name) => `${JSON.stringify(name)}:${inner(name, object[name])}`).join(',')}}`
 }
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
+/** Whether the schema at `pointer` (with the form's $defs) admits a value; any value where it cannot be judged alone. */
+function admitting (form: Json, pointer: string): (value: unknown) => boolean {
+  const schema = resolve(form, pointer)
+  if (!isObject(schema)) return () => true
+  const validator = new Validator({ ...schema, ...(isObject(form) && '$defs' in form ? { $defs: form['$defs'] } : {}) }, '2020-12', false)
+  return (value) => {
+    try {
+      return validator.validate(value).valid
+    } catch {
+      return true // a $ref that leaves the schema
+    }
+  }
+}
 const getAt = (value: unknown, path: Path): unknown => path.reduce<unknown>((v, key) => (v as Record<string | number, unknown>)[key], value)
 
 // The member names along a pointer into a form, and along a path into a value: a leaf is foreseen
@@ -91,8 +105,11 @@ interface Candidate {
   readonly path: Path
   /** The texts that write the value, the likeliest first. */
   readonly texts: string[]
-  /** The unchanged value the leaf was put into; none for that value itself. */
+  /** The unchanged value the leaf was put into, if the form admits it; none for that value itself. */
   readonly base?: Candidate
+  /** For a value with a leaf put in: the run and the place, and the leaf. */
+  readonly group?: string
+  readonly leaf?: unknown
   /** For a value the generator proposed, the locations it recorded. */
   readonly sites?: readonly Site[]
   written?: boolean
@@ -118,7 +135,8 @@ async function ask (accepts: Accepts, candidates: readonly Candidate[]): Promise
  * One form: values proposed from `seeds` generator runs, each leaf replaced in turn; what the
  * grammar never writes is checked against lint's decoder-tightens findings for `decoder`. A value
  * the generator proposed that the grammar never writes is checked itself, its variants not: the
- * leaf they change is not what keeps them unwritten.
+ * leaf they change is not what keeps them unwritten. Where the form does not admit that value,
+ * a variant is checked only if another with a leaf at the same place is written.
  */
 export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Accepts, t: Narrowing, seeds = 4): Promise<void> {
   const findings = lint(form, { decoders: [decoder] })
@@ -142,7 +160,9 @@ export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Acce
       for (const leaf of leaves) {
         const value = setAt(made.value, site.path, leaf)
         const text = JSON.stringify(value)
-        if (!candidates.has(text) && validator.validate(value).valid) candidates.set(text, { path: site.path, texts: texts(value, site.path, leaf), ...(base === undefined ? {} : { base }) })
+        if (!candidates.has(text) && validator.validate(value).valid) {
+          candidates.set(text, { path: site.path, texts: texts(value, site.path, leaf), group: `${seed} ${JSON.stringify(site.path)}`, leaf, ...(base === undefined ? {} : { base }) })
+        }
       }
     }
   }
@@ -151,8 +171,9 @@ export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Acce
   if (!await ask(accepts, [...candidates.values()])) return
   const shown = new Set<Finding>()
   const at = (f: Finding, path: Path): boolean => same(names(schemaOf(f)), namesOf(path))
+  const writtenGroups = new Set([...candidates.values()].filter((c) => c.written === true).map((c) => c.group))
   for (const c of candidates.values()) {
-    if (c.base?.written === false) continue
+    if (c.base?.written === false || (c.base === undefined && c.group !== undefined && !writtenGroups.has(c.group))) continue
     t.values++
     if (c.written === true) continue
     const foreseen = tightens.filter((f) => c.sites?.some((site) => at(f, site.path)) ?? at(f, c.path))
@@ -163,7 +184,10 @@ export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Acce
       for (const f of foreseen) shown.add(f)
     }
   }
-  // a finding on a bound is to be shown where a leaf was put into its schema
-  const tried = (f: Finding): boolean => [...candidates.values()].some((c) => c.sites === undefined && at(f, c.path))
+  // a finding on a bound is to be shown where a leaf its schema admits was put
+  const tried = (f: Finding): boolean => {
+    const admits = admitting(form, schemaOf(f))
+    return [...candidates.values()].some((c) => c.group !== undefined && at(f, c.path) && admits(c.leaf))
+  }
   for (const f of tightens) if (LEAF_KEYWORD.test(f.pointer) && !shown.has(f) && tried(f)) t.unshown.push(`${JSON.stringify(form).slice(0, 160)} ${f.pointer}`)
 }
