@@ -87,6 +87,16 @@ function admitting (form: Json, pointer: string): (value: unknown) => boolean {
     }
   }
 }
+/** The pointers of the other alternatives of each anyOf or oneOf the schema at `pointer` is one of. */
+function alternatives (form: Json, pointer: string): string[] {
+  const tokens = pointer.split('/')
+  return tokens.flatMap((token, i) => {
+    if (i === 0 || !['anyOf', 'oneOf'].includes(tokens[i - 1] ?? '')) return []
+    const union = tokens.slice(0, i).join('/')
+    const list = resolve(form, union)
+    return Array.isArray(list) ? list.map((_, k) => `${union}/${k}`).filter((other) => other !== tokens.slice(0, i + 1).join('/')) : []
+  })
+}
 const getAt = (value: unknown, path: Path): unknown => path.reduce<unknown>((v, key) => (v as Record<string | number, unknown>)[key], value)
 
 // The member names along a pointer into a form, and along a path into a value: a leaf is foreseen
@@ -156,7 +166,11 @@ export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Acce
     for (const site of made.sites) {
       const here = getAt(made.value, site.path)
       const bounds = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].map((key) => site.schema[key]).filter((b): b is number => typeof b === 'number')
-      const leaves = typeof here === 'object' && here !== null ? [] : [...NUMBERS, ...bounds.flatMap((b) => [b, b + 0.5, b - 0.5, b + 0.1234567, b - 0.1234567]), ...STRINGS]
+      // and strings of the lengths the site bounds, each with a character to escape
+      const lengths = ['minLength', 'maxLength'].map((key) => site.schema[key]).filter((n): n is number => typeof n === 'number' && n >= 1 && n <= 40)
+      const leaves = typeof here === 'object' && here !== null
+        ? []
+        : [...NUMBERS, ...bounds.flatMap((b) => [b, b + 0.5, b - 0.5, b + 0.1234567, b - 0.1234567]), ...STRINGS, ...lengths.flatMap((n) => ['"', '\\', '\n'].map((c) => c.padEnd(n, 'a')))]
       for (const leaf of leaves) {
         const value = setAt(made.value, site.path, leaf)
         const text = JSON.stringify(value)
@@ -184,10 +198,12 @@ export async function narrowsOn (form: Json, decoder: DecoderName, accepts: Acce
       for (const f of foreseen) shown.add(f)
     }
   }
-  // a finding on a bound is to be shown where a leaf its schema admits was put
+  // a finding on a bound is to be shown where a leaf its schema admits, and no other alternative
+  // of a union it stands in, was put (the other may write it)
   const tried = (f: Finding): boolean => {
     const admits = admitting(form, schemaOf(f))
-    return [...candidates.values()].some((c) => c.group !== undefined && at(f, c.path) && admits(c.leaf))
+    const others = alternatives(form, schemaOf(f)).map((pointer) => admitting(form, pointer))
+    return [...candidates.values()].some((c) => c.group !== undefined && at(f, c.path) && admits(c.leaf) && !others.some((other) => other(c.leaf)))
   }
   for (const f of tightens) if (LEAF_KEYWORD.test(f.pointer) && !shown.has(f) && tried(f)) t.unshown.push(`${JSON.stringify(form).slice(0, 160)} ${f.pointer}`)
 }
