@@ -17,6 +17,7 @@ export interface Near {
 }
 
 const MAX_DEPTH = 6
+const OBJECT_KEYWORDS = ['properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'minProperties', 'maxProperties', 'required']
 const CANDIDATES = ['a', 'b', 'c', 'ab', 'abc', 'x', '0', '1', 'aa', 'bb', 'A', '-']
 const ANY_TYPE = CHECKER_ANY_TYPE as readonly Json[]
 /** The checker's proposals for one keyword, none where its bound asks for too large a value. */
@@ -151,7 +152,8 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
         return items
       }
       default: {
-        if (type !== 'object' && !('properties' in schema)) return null
+        // a schema of object keywords and no type: an object, as converters read it (null is admitted too)
+        if (type !== 'object' && !OBJECT_KEYWORDS.some((key) => key in schema)) return null
         const out: Record<string, Json> = {}
         const properties = isObject(schema['properties']) ? schema['properties'] : {}
         for (const [name, child] of Object.entries(properties)) {
