@@ -158,7 +158,9 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
         const properties = isObject(schema['properties']) ? schema['properties'] : {}
         for (const [name, child] of Object.entries(properties)) {
           const value = example(child, depth + 1)
-          if (value !== undefined) out[name] = value
+          // an optional member no string fills (minLength above maxLength) is left out
+          const empty = !listOf(schema['required']).includes(name) && isObject(child) && Number(child['minLength'] ?? 0) > Number(child['maxLength'] ?? Infinity)
+          if (value !== undefined && !empty) out[name] = value
           else if (listOf(schema['required']).includes(name)) return undefined
         }
         for (const name of listOf(schema['required'])) if (typeof name === 'string' && !(name in out)) out[name] = null

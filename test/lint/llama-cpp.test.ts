@@ -25,6 +25,12 @@ describe('lint\'s llama-cpp profile, against llama.cpp\'s converter', () => {
     assert.deepEqual(await verdicts(compiled.grammar, ['0', '3', '{}']), [false, false, true])
   })
 
+  it('writes the empty string for a minLength beside maxLength 0 (the profile\'s finding)', async () => {
+    const compiled = await compile({ type: 'string', minLength: 3, maxLength: 0 })
+    assert.ok('grammar' in compiled)
+    assert.deepEqual(await verdicts(compiled.grammar, ['""', '"abc"', '"a"']), [true, false, false])
+  })
+
   it('agrees on the corpus: README, example and hand-written forms', async (t) => {
     const n = tally()
     for (const [label, form] of Object.entries(corpus)) await check(LLAMA_CPP, form, n, label, corpusBodies[label])

@@ -92,6 +92,7 @@ describe('llama-cpp: llama.cpp common/json-schema-to-grammar.cpp and src/llama-g
     assert.deepEqual(llama({ type: 'string', maxLength: 5 }), [SURROGATES])
     assert.match(why(field({ type: 'string' }), '/properties/a'), /lone surrogate/)
     assert.deepEqual(llama({ type: 'string', maxLength: 0 }), [])
+    assert.deepEqual(llama({ type: 'string', minLength: 3, maxLength: 0 }), ['loosens /properties/a/minLength'])
   })
   it('refuses a boolean subschema ("Unrecognized schema"), but for additionalProperties', () => {
     assert.deepEqual(llama({ type: 'array', items: true, maxItems: 2 }), ['refuses /properties/a/items'])

@@ -160,6 +160,8 @@ function llamaBranch (schema: JsonObject): Judgement[] {
   // The "char" rule of every other string takes any \\u escape.
   const longest = num(schema, 'maxLength') ?? Infinity
   if (type === 'string' && longest > 0 && (num(schema, 'minLength') ?? 0) > longest) return [{ keyword: 'minLength', verdict: 'refused', why: RUNAWAY }]
+  // Seen with llama.cpp b10257: minLength 3 beside maxLength 0 writes "".
+  if (type === 'string' && longest === 0 && (num(schema, 'minLength') ?? 0) > 0) return [{ keyword: 'minLength', verdict: 'loosened', why: 'beside maxLength 0 the empty string is written' }]
   // a string of no characters holds no escape
   if (type === 'string') return [...repetition(num(schema, 'minLength') ?? 0, num(schema, 'maxLength'), ['minLength', 'maxLength']), ...longest > 0 ? [{ keyword: '', verdict: 'loosened' as const, why: LONE_SURROGATES }] : []]
   if (type === 'integer') {
