@@ -31,6 +31,12 @@ describe('lint\'s llama-cpp profile, against llama.cpp\'s converter', () => {
     assert.deepEqual(await verdicts(compiled.grammar, ['""', '"abc"', '"a"']), [true, false, false])
   })
 
+  it('writes a raw backslash in the name of an additional member that starts as a listed one (the profile\'s finding)', async () => {
+    const compiled = await compile({ type: 'object', properties: { ab: { const: 1 } }, additionalProperties: { type: 'integer' } })
+    assert.ok('grammar' in compiled)
+    assert.deepEqual(await verdicts(compiled.grammar, ['{"a\\":1}', '{"ab":1}', '{"x\\":1}']), [true, true, false])
+  })
+
   it('agrees on the corpus: README, example and hand-written forms', async (t) => {
     const n = tally()
     for (const [label, form] of Object.entries(corpus)) await check(LLAMA_CPP, form, n, label, corpusBodies[label])

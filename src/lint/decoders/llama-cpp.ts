@@ -114,7 +114,8 @@ function llamaBranch (schema: JsonObject): Judgement[] {
     if (extra === undefined) out.push({ keyword: '', verdict: 'tightened', why: 'members the form does not name are never produced' })
     else if (extra === false && harmless(schema, 'patternProperties')) out.push({ keyword: 'patternProperties', verdict: 'tightened', why: 'only the members properties names are produced' })
     // _build_object_rule: ( "," additional-kv )* with any string as the name but those listed
-    else if (extra !== false) out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `${REPEATED_NAMES}; and ${LONE_SURROGATES.replace('a string', 'a name')}` })
+    // (_not_strings, whose classes leave out no backslash: seen with llama.cpp b10257)
+    else if (extra !== false) out.push({ keyword: 'additionalProperties', verdict: 'loosened', why: `${REPEATED_NAMES}; ${LONE_SURROGATES.replace('a string', 'a name')}; and a name that starts as a listed one may go on with a raw backslash ({"a\\":1} beside "ab": no JSON)` })
     return out
   }
   if (enumsOnly(schema)) return []
