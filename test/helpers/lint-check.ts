@@ -18,6 +18,8 @@ export interface Converter<G = unknown> {
   readonly nearMisses: number
   /** Bodies asked about at once. */
   readonly batch: number
+  /** Whether it writes an object's required members first (else in `properties` order). */
+  readonly requiredFirst?: boolean
   compile: (schema: Json) => Promise<{ grammar: G } | { error: unknown }>
   /** For each text, whether the grammar accepts it whole. */
   accepts: (grammar: G, texts: readonly string[]) => Promise<boolean[]>
@@ -101,7 +103,7 @@ async function showsAlone<G> (c: Converter<G>, form: Json, node: string, keyword
   const compiled = await c.compile(alone)
   if ('error' in compiled) return false
   try {
-    const variants = nearMisses(alone, c.nearMisses, { wire: true })
+    const variants = nearMisses(alone, c.nearMisses, { wire: true, requiredFirst: c.requiredFirst === true })
     const slips = slipper(c, compiled.grammar, refuses(validate), variants)
     return await shows(variants, '', keyword, slips) || (keyword !== '' && await showsByRemoval(alone, `/${keyword}`, variants, slips))
   } finally {
@@ -156,7 +158,7 @@ export async function check<G> (c: Converter<G>, form: Json, t: Tally, label: st
 
 async function judge<G> (c: Converter<G>, form: Json, findings: Finding[], grammar: G, validate: (value: unknown) => boolean, t: Tally, label: string,
   extra: readonly Json[]): Promise<void> {
-  const variants = [...nearMisses(form, c.nearMisses, { wire: true }), ...extra.map((value) => ({ at: '', keyword: '', value }))]
+  const variants = [...nearMisses(form, c.nearMisses, { wire: true, requiredFirst: c.requiredFirst === true }), ...extra.map((value) => ({ at: '', keyword: '', value }))]
   const slips = slipper(c, grammar, refuses(validate), variants)
   const loosened = findings.filter((f) => f.rule === 'decoder-loosens')
   for (const claim of loosened) {

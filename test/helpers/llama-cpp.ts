@@ -116,6 +116,8 @@ export const LLAMA_CPP: Converter<Grammar> = {
   decoder: 'llama-cpp',
   nearMisses: 400,
   batch: 64,
+  // _build_object_rule: the required properties, then the optional ones, each in `properties` order
+  requiredFirst: true,
   compile,
   accepts: async (grammar, texts) => (await verdicts(grammar, texts)).map((v) => v === true),
   release

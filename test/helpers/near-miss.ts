@@ -103,7 +103,8 @@ function merged (schema: JsonObject, branch: Json): JsonObject {
 /** A value the schema admits, where one is easily made. */
 export const exampleOf = (form: Json): Json | undefined => nearMisses(form, 0)[0]?.value
 
-export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } = {}): Near[] {
+/** wire: bodies a decoder may write that are not JSON's too; requiredFirst: members required first (llama.cpp's order), else in `properties` order. */
+export function nearMisses (form: Json, cap = 600, options: { wire?: boolean, requiredFirst?: boolean } = {}): Near[] {
   const example = (schema: Json, depth: number): Json | undefined => {
     if (schema === true) return null
     if (!isObject(schema) || depth > MAX_DEPTH) return undefined
@@ -164,7 +165,9 @@ export function nearMisses (form: Json, cap = 600, options: { wire?: boolean } =
           else if (listOf(schema['required']).includes(name)) return undefined
         }
         for (const name of listOf(schema['required'])) if (typeof name === 'string' && !(name in out)) out[name] = null
-        return out
+        if (options.requiredFirst !== true) return out
+        const required = new Set(listOf(schema['required']))
+        return Object.fromEntries([...Object.entries(out).filter(([name]) => required.has(name)), ...Object.entries(out).filter(([name]) => !required.has(name))])
       }
     }
   }
