@@ -129,7 +129,7 @@ export function proposals (keyword: string, schema: Schema, current: unknown, it
   }
 }
 
-/** `object` with members added, copies of its last value, up to `size` members (counted, not recounted). */
+/** `object` with members added, each holding `fill`, up to `size` members (counted, not recounted). */
 function widened (object: Record<string, unknown>, size: number, fill: unknown): Record<string, unknown> {
   const out = { ...object }
   let members = Object.keys(out).length

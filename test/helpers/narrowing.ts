@@ -11,7 +11,7 @@ import { generate, random, type Path, type Schema, type Site } from '../../src/c
 import type { Json } from '../../src/form/compile.ts'
 import { lint, type DecoderName, type Finding } from '../../src/lint/index.ts'
 import { unescape } from '../../src/json/pointer.ts'
-import { resolve } from '../../src/lint/schema.ts'
+import { isObject, resolve } from '../../src/lint/schema.ts'
 
 /** Whether the converter's grammar accepts the whole text; undefined when it refuses the form. */
 export type Accepts = (texts: readonly string[]) => Promise<boolean[] | undefined>
@@ -73,7 +73,6 @@ function write (value: unknown, path: Path | undefined, spelt: string, order: Or
   const object = value as Record<string, unknown>
   return `{${arrange(Object.keys(object), shapes.get(JSON.stringify(at)), order).map((name) => `${JSON.stringify(name)}:${inner(name, object[name])}`).join(',')}}`
 }
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
 /** Whether the schema at `pointer` (with the form's $defs) admits a value; any value where it cannot be judged alone. */
 function admitting (form: Json, pointer: string): (value: unknown) => boolean {
   const schema = resolve(form, pointer)
@@ -90,7 +89,7 @@ function admitting (form: Json, pointer: string): (value: unknown) => boolean {
 /** The pointers of the other alternatives of each anyOf or oneOf the schema at `pointer` is one of. */
 function alternatives (form: Json, pointer: string): string[] {
   const tokens = pointer.split('/')
-  return tokens.flatMap((token, i) => {
+  return tokens.flatMap((_, i) => {
     if (i === 0 || !['anyOf', 'oneOf'].includes(tokens[i - 1] ?? '')) return []
     const union = tokens.slice(0, i).join('/')
     const list = resolve(form, union)
