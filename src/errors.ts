@@ -116,7 +116,3 @@ export const GPT_ERR_LINK_UNRESOLVED = createError<'GPT_ERR_LINK_UNRESOLVED', Na
 /** Two addresses that would be one MCP tool, or a tool name MCP does not allow (checked when the host is ready). */
 export const GPT_ERR_MCP_TOOL_NAME = createError<'GPT_ERR_MCP_TOOL_NAME', Named>(
   'GPT_ERR_MCP_TOOL_NAME', 'fastify-gpt MCP bridge %s: %s')
-
-/** An address whose acts a host's hook gates (its auth, say) where the MCP bridge's requests do not pass that hook (checked when the host is ready). */
-export const GPT_ERR_MCP_UNGUARDED = createError<'GPT_ERR_MCP_UNGUARDED', Named>(
-  'GPT_ERR_MCP_UNGUARDED', 'fastify-gpt MCP bridge %s: %s')

@@ -10,10 +10,10 @@ import type {
 import fp from 'fastify-plugin'
 import { installAct } from './address/act.ts'
 import { Address } from './address/address.ts'
+import { Door } from './address/door.ts'
 import { installArrival } from './address/arrival.ts'
 import { installIdempotency } from './idempotency/index.ts'
 import { installJobs } from './jobs/index.ts'
-import { gatesOf } from './address/fastify-internals.ts'
 import { installLinks } from './links/host.ts'
 import { enter } from './mcp/registry.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
@@ -38,15 +38,16 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   installLinks(instance, address, settings.links)
   instance.addHook('onClose', async () => { await address.close() })
 
-  const count = await installRateLimit(instance, settings)
+  await installRateLimit(instance, settings)
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
-  const installed = await installJobs(instance, settings)
+  const door = new Door()
+  const installed = await installJobs(instance, settings, door)
   const idempotency = installIdempotency(settings.idempotency, path, settings.share, instance.log)
   if (idempotency !== undefined) instance.addHook('onClose', idempotency.close)
   const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
-  installAct(instance, address, core)
-  enter(instance.server, { address, settings: core, count, background: installed.background, gates: gatesOf(instance) })
+  installAct(instance, address, core, door)
+  enter(instance.server, { address, settings: core, door, background: installed.background })
   settings.onAddress?.(address)
 }
 

@@ -15,6 +15,7 @@ import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Ref
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
 import { UNKEPT, wasUnrun, type Answer, type Passage, type Ticket } from './guard.ts'
+import type { Door } from './door.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,11 +34,11 @@ type Reject = (request: FastifyRequest, reply: FastifyReply, refused: Refused) =
  * answer to Appendix B, "Failure Reporting", for addresses under development) it is a 422
  * problem+json that says why.
  */
-function rejecter (explain: boolean, address: Address): Reject {
+function rejecter (explain: boolean, address: Address, door: Door): Reject {
   if (!explain) {
     return (request, reply, refused) => {
       request.log.debug({ reason: refused.reason }, 'gpt: act rejected')
-      publishRefusal(refused, () => sourceOf(address, request))
+      publishRefusal(refused, () => sourceOf(address, request, door))
       closeIfUnread(request, reply)
       return reply.code(204).send()
     }
@@ -45,7 +46,7 @@ function rejecter (explain: boolean, address: Address): Reject {
   return (request, reply, refused) => {
     const { reason, errors } = refused
     request.log.debug({ reason }, 'gpt: act rejected')
-    publishRefusal(refused, () => sourceOf(address, request))
+    publishRefusal(refused, () => sourceOf(address, request, door))
     closeIfUnread(request, reply)
     // An array of thousands of wrong items fails thousands of times: the first ones say enough.
     const all = Array.isArray(errors) ? errors : undefined
@@ -58,26 +59,29 @@ function rejecter (explain: boolean, address: Address): Reject {
 /** How many failed constraints an `explain` answer lists. */
 const EXPLAINED = 100
 
-/** A POST's facts, for operators (src/diagnostics.ts). */
-function sourceOf (address: Address, request: FastifyRequest): Source {
-  return { address: address.path, etag: address.current.arrival.json.etag, actor: request.headers['gpt-actor'], via: 'http', request }
+/** A POST's facts, for operators (src/diagnostics.ts): by the door, the way in's. */
+function sourceOf (address: Address, request: FastifyRequest, door: Door): Source {
+  const entry = door.entryOf(request)
+  const actor = entry === undefined ? request.headers['gpt-actor'] : entry.actor
+  return { address: address.path, etag: address.current.arrival.json.etag, actor, via: entry?.via ?? 'http', request }
 }
 
 /**
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
  * installed there and nowhere else.
  */
-export function installAct (instance: FastifyInstance, address: Address, settings: Settings): void {
+export function installAct (instance: FastifyInstance, address: Address, settings: Settings, door: Door): void {
   if (settings.explain && process.env['NODE_ENV'] === 'production') {
     instance.log.warn({ address: settings.path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
   }
-  const reject = rejecter(settings.explain, address)
+  const reject = rejecter(settings.explain, address, door)
   installBodyParser(instance, settings)
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     const outside = outsideProtocol(error)
+    if (outside !== undefined) door.answers(request)
     if (outside === 'rate limited') { // outside the protocol; GET is limited too, but only a POST is an act
-      if (request.method === 'POST') publishRefusal(new Refused('rate-limit', 'rate limited'), () => sourceOf(address, request))
+      if (request.method === 'POST') publishRefusal(new Refused('rate-limit', 'rate limited'), () => sourceOf(address, request, door))
       return reply.code(429).send()
     }
     if (outside === 'body') return reject(request, reply, refusedBody(error.code))
@@ -108,8 +112,8 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
     onSend: actSend,
-    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address) } : {})
-  }, actHandler(settings, address, reject))
+    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address, door) } : {})
+  }, actHandler(settings, address, reject, door))
 }
 
 /**
@@ -132,11 +136,12 @@ function validationFailure (errors: FastifySchemaValidationError[], dataVar: str
  * is no longer current is refused with 412 and not run. A synchronous hook, so it reads the same
  * edition that validation reads right after it.
  */
-function ifMatchGuard (address: Address): preValidationHookHandler {
+function ifMatchGuard (address: Address, door: Door): preValidationHookHandler {
   return function ifMatch (request, reply, done) {
     if (stale(address.current, request.headers['if-match'])) {
+      door.answers(request)
       request.log.debug('gpt: act refused, the form changed since its arrival')
-      publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request))
+      publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request, door))
       reply.code(412).send()
       return
     }
@@ -175,28 +180,33 @@ const bodies = new WeakMap<FastifyRequest, Buffer>()
 type Answered = FastifyReply | Promise<FastifyReply>
 
 /** POST: the body has been parsed and validated by Fastify against the form; act on it. */
-function actHandler (settings: Settings, address: Address, reject: Reject) {
+function actHandler (settings: Settings, address: Address, reject: Reject, door: Door) {
   const { act, actTimeout, path, guard } = settings
+  const source = (request: FastifyRequest) => () => sourceOf(address, request, door)
   const run = (request: FastifyRequest, reply: FastifyReply, body: unknown, ticket: Ticket | undefined): Answered => {
-    const actor = request.headers['gpt-actor']
+    const entry = door.entryOf(request)
+    const actor = entry === undefined ? request.headers['gpt-actor'] : entry.actor
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
     const outcome = new Outcome(request, reply, path, actTimeout, ticket)
-    const settled = invoke(() => act(body as never, request, reply), actTimeout, () => sourceOf(address, request))
+    const settled = invoke(() => act(body as never, request, reply), actTimeout, source(request))
     // A plain result answers at once, with no promise made for it.
     return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
   }
   const pass = (request: FastifyRequest, reply: FastifyReply, body: unknown, passage: Passage): Answered => {
     if (passage === undefined) return run(request, reply, body, undefined)
     if ('ticket' in passage) return run(request, reply, body, passage.ticket)
-    refusedBy(passage, request, () => sourceOf(address, request))
+    refusedBy(passage, request, source(request))
     return sendAnswer(reply, passage.answer)
   }
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
     // Where the route has no hook but the act's onSend, it comes off while no failed act is on
     // its way through the error path (see actSend): every other answer is made here.
     if (failing === 0) withoutOnSend(reply)
+    door.answers(request)
+    const entry = door.entryOf(request)
+    if (entry?.refused !== undefined) return reject(request, reply, entry.refused)
     const body = request.body
     if (body instanceof Refused) return reject(request, reply, body)
     // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
@@ -204,7 +214,7 @@ function actHandler (settings: Settings, address: Address, reject: Reject) {
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
     if (guard === undefined) return run(request, reply, body, undefined)
-    const passage = guard.pass(request.headers, bodies.get(request), 'http')
+    const passage = guard.pass(request.headers, bodies.get(request), entry?.via ?? 'http')
     return passage instanceof Promise ? passage.then((given) => pass(request, reply, body, given)) : pass(request, reply, body, passage)
   }
 }

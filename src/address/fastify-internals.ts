@@ -82,25 +82,3 @@ export function restoreOnSend (reply: FastifyReply, hook: unknown): void {
   const settled = hooksOf(reply)
   if (settled !== undefined && settled['onSend'] === null) settled['onSend'] = [hook]
 }
-
-const HOOKS = symbols['kHooks']
-
-/** The phases whose hooks run before a handler and may answer for it: where a host gates a route. */
-export const GATES = ['onRequest', 'preParsing', 'preValidation', 'preHandler'] as const
-
-/**
- * The request hooks of `instance` (its own and those it took from its parents when it was made),
- * by phase, as functions; undefined where Fastify's hooks cannot be read.
- */
-export function gatesOf (instance: object): Record<(typeof GATES)[number], readonly unknown[]> | undefined {
-  const hooks: unknown = HOOKS === undefined ? undefined : (instance as Record<symbol, unknown>)[HOOKS]
-  if (hooks === null || typeof hooks !== 'object') return undefined
-  const held = hooks as Record<string, unknown>
-  const out = {} as Record<(typeof GATES)[number], readonly unknown[]>
-  for (const phase of GATES) {
-    const list = held[phase]
-    if (!Array.isArray(list)) return undefined
-    out[phase] = [...list]
-  }
-  return out
-}

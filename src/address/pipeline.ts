@@ -1,8 +1,8 @@
 // The act pipeline (draft §5.2): the bytes of an act within the limit, parsed strictly, checked
 // against the edition the actor read, validated against that edition's form, then acted on. POST
 // runs these stages through Fastify's body parser, validator compiler and handler
-// (src/address/act.ts); the MCP bridge (src/mcp/) calls them in the same order on a call's
-// arguments. One copy of each stage, so the two cannot drift.
+// (src/address/act.ts); every other way in (the MCP bridge's tools/call) enters by that same POST
+// route (src/address/door.ts), so there is one path, in one order.
 import type { ErrorObject } from 'ajv/dist/2020.js'
 import { actorOf, acts, outcomeOf, refusals, type ActTrace, type Stage, type Via } from '../diagnostics.ts'
 import { GPT_ERR_ACT_TIMEOUT } from '../errors.ts'
@@ -76,18 +76,6 @@ export function stale (edition: Edition, field: string | undefined): boolean {
   if (field === undefined) return false
   const { json, html } = edition.arrival
   return !matches(field, json.etag, false) && (html === undefined || !matches(field, html.etag, false))
-}
-
-/**
- * draft §5.2 (3): the value against the form of the edition the arrival was read from, by the
- * validator compiled from that very form. Undefined when it validates.
- */
-export function judge (edition: Edition, value: unknown): Refused | undefined {
-  if (value instanceof Refused) return value
-  if (value === undefined) return new Refused('parse', 'empty body')
-  const validate = edition.validate
-  if (validate(value)) return undefined
-  return new Refused('schema', reasonOf(validate.errors ?? []), false, validate.errors ?? [])
 }
 
 /** How many failed constraints the log's reason names. */

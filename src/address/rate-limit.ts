@@ -1,5 +1,5 @@
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { Settings } from './options.ts'
 
 // draft §3.2 and §5.3: rate-limit headers on ordinary responses would make the arrival vary with
@@ -14,30 +14,12 @@ export const QUIET_HEADERS = {
 /**
  * The address's rate limit, on its own instance, unless `rateLimit: false`. A host's rate-limit
  * headers are taken off in each route's last onSend (quiet, src/address/arrival.ts): one hook a
- * request instead of two.
+ * request instead of two. An MCP call enters the address's POST route (src/address/door.ts), so
+ * calls and posts are one count.
  */
-export async function installRateLimit (instance: FastifyInstance, settings: Settings): Promise<Count | undefined> {
-  if (settings.rateLimit === false) return undefined
-  // @fastify/rate-limit decorates its instance with a counter of its own store only where no
-  // instance above has one (a host's own limit): then the MCP bridge has none to count with.
-  const own = !instance.hasDecorator('createRateLimit')
+export async function installRateLimit (instance: FastifyInstance, settings: Settings): Promise<void> {
+  if (settings.rateLimit === false) return
   await instance.register(rateLimit, { ...QUIET_HEADERS, ...storeDefaults(settings), ...settings.rateLimit, global: true })
-  const create = (instance as unknown as { createRateLimit?: () => (request: FastifyRequest) => Promise<Counted> }).createRateLimit
-  if (!own || create === undefined) return undefined
-  const counted = create()
-  return async (request) => {
-    const { isExceeded, ttlInSeconds } = await counted(request)
-    return isExceeded === true ? ttlInSeconds ?? 1 : undefined
-  }
-}
-
-/** Counts one request of its client against the address's limit: seconds to wait when over it. */
-export type Count = (request: FastifyRequest) => Promise<number | undefined>
-
-/** What @fastify/rate-limit's counter tells of one request. */
-interface Counted {
-  readonly isExceeded?: boolean
-  readonly ttlInSeconds?: number
 }
 
 /**

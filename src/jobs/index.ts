@@ -1,13 +1,13 @@
 // Acts that outlive a request (Appendix B, "Long-Running Acts"; docs/jobs.md). The plugin entry
 // wires this in: the act the core calls comes from here, and so do the job addresses' routes.
 import type { FastifyInstance } from 'fastify'
+import type { Door } from '../address/door.ts'
 import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
-import { jobArrival } from './arrival.ts'
-import { actStarter, backgroundAct, drainingAct, jobsPath, type StartAct } from './run.ts'
+import { backgroundAct, drainingAct, jobsPath } from './run.ts'
 import { resolveBackground } from './settings.ts'
 import { SharedJobs } from './shared.ts'
-import { localSource, UNAVAILABLE } from './source.ts'
+import { localSource } from './source.ts'
 import { JobStore } from './store.ts'
 
 /** What the entry gets back: the settings the core runs with, and the address's jobs, if any. */
@@ -16,22 +16,17 @@ export interface Installed {
   readonly background: Backgrounded | undefined
 }
 
-/** The parts of an address's jobs another room acts through (the MCP bridge): see StartAct. */
+/** What another room (the MCP bridge) knows of an address's jobs: where they are, reached by their own routes. */
 export interface Backgrounded {
   /** The job addresses' prefix, `<address>/jobs`. */
   readonly base: string
-  /** Milliseconds before an act still running becomes a job (the `after` option). */
-  readonly after: number
-  readonly start: StartAct
-  /** A job's arrival as its GET sends it; undefined: no such job; UNAVAILABLE: Redis away. */
-  readonly arrival: (id: string) => Promise<string | undefined | typeof UNAVAILABLE>
 }
 
 /**
  * The settings the core runs with: its act is the option's act given a context, draining an
  * async iterable it returns, or, with `background`, handing off to a job address after `after`.
  */
-export async function installJobs (instance: FastifyInstance, settings: Settings): Promise<Installed> {
+export async function installJobs (instance: FastifyInstance, settings: Settings, door: Door): Promise<Installed> {
   const background = resolveBackground(settings.background, settings)
   if (background === undefined) return { settings: Object.freeze({ ...settings, act: drainingAct(settings) }), background: undefined }
   const store = new JobStore(background)
@@ -45,14 +40,9 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
   })
   const source = shared ?? localSource(store)
   await installJobRoutes(instance, settings, background, source)
-  const base = jobsPath(settings.path)
-  const arrival = async (id: string): Promise<string | undefined | typeof UNAVAILABLE> => {
-    const job = await source.get(id)
-    return job === undefined || job === UNAVAILABLE ? job : jobArrival(job, settings.path, `${base}/${job.id}`, background.poll).body
-  }
   return {
-    settings: Object.freeze({ ...settings, act: backgroundAct(settings, background, store) }),
-    background: Object.freeze({ base, after: background.after, start: actStarter(settings, background, store), arrival })
+    settings: Object.freeze({ ...settings, act: backgroundAct(settings, background, store, door) }),
+    background: Object.freeze({ base: jobsPath(settings.path) })
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
 import { markUnrun } from '../address/guard.ts'
+import type { Door } from '../address/door.ts'
 import { noteOutcome } from '../diagnostics.ts'
 import { LazyContext } from './context.ts'
 import { EarlyProgress } from './early.ts'
@@ -75,10 +76,12 @@ export interface Waiting {
  * is answered with the job address's handle (docs/jobs.md). `maxJobs` acts running, or the
  * client's share of them: 503 and nothing runs.
  */
-export function backgroundAct (settings: Settings, background: BackgroundSettings, store: JobStore): CoreAct {
+export function backgroundAct (settings: Settings, background: BackgroundSettings, store: JobStore, door: Door): CoreAct {
   const start = actStarter(settings, background, store)
   return function onAct (body, request: FastifyRequest, reply: FastifyReply) {
-    const prefer = preferences(request.headers.prefer)
+    // A way in by the door (an MCP call) waits `after` and hears the act's progress itself.
+    const entry = door.entryOf(request)
+    const prefer = preferences(entry === undefined ? request.headers.prefer : undefined)
     const wait = prefer.async ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
     const answer = (ran: Ran): unknown => {
       if (ran.kind === 'value') return ran.value
@@ -87,7 +90,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
       reply.code(503).header('retry-after', String(ran.retryAfter)).send()
       return undefined
     }
-    const ran = start(body, request, reply, { wait })
+    const ran = start(body, request, reply, { wait, progress: entry?.progress })
     return ran instanceof Promise ? ran.then(answer) : answer(ran)
   }
 }

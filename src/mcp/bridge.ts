@@ -1,9 +1,8 @@
 // The host's addresses as the bridge serves them: found when the host is ready, named once, each
 // tool built once per edition, and the GET streams told when a tool changes.
+import type { FastifyInstance } from 'fastify'
 import type { Edition } from '../address/address.ts'
-import { GATES } from '../address/fastify-internals.ts'
-import { GPT_ERR_MCP_UNGUARDED } from '../errors.ts'
-import { hostedOn, type Gates, type Hosted } from './registry.ts'
+import { hostedOn, type Hosted } from './registry.ts'
 import type { Listeners } from './stream.ts'
 import { buildTool, checkNames, type Tool } from './tools.ts'
 
@@ -22,6 +21,8 @@ export interface BridgeOptions {
   /** Which of the host's addresses are tools (the `addresses` option). */
   readonly serves: (path: string) => boolean
   readonly listeners: Listeners
+  /** The host the bridge reaches each address through, by the address's own routes (src/mcp/enter.ts). */
+  readonly host: FastifyInstance
 }
 
 /** How much room a call's envelope takes beside its arguments (method, id, name, _meta). */
@@ -48,15 +49,11 @@ export class Bridge {
     this.instructions = options.instructions
   }
 
-  /**
-   * Takes the host's addresses, when it is ready: refuses names MCP does not allow, or two the
-   * same, and addresses gated by hooks that `gates` (those the bridge's requests pass) lack.
-   */
-  start (server: object, gates: Gates | undefined): void {
-    const entries = hostedOn(server).filter((hosted) => this.#options.serves(hosted.settings.path))
+  /** Takes the host's addresses, when it is ready: refuses names MCP does not allow, or two the same. */
+  start (): void {
+    const entries = hostedOn(this.host.server).filter((hosted) => this.#options.serves(hosted.settings.path))
       .map((hosted) => ({ hosted, path: hosted.settings.path, name: this.#options.toolName(hosted.settings.path) }))
     checkNames(entries, this.#options.where)
-    for (const { hosted } of entries) checkGuarded(hosted, gates, this.#options.where)
     this.#entries = entries
     this.#byName = new Map(entries.map((entry) => [entry.name, entry]))
     this.#byPath = new Map(entries.map((entry) => [entry.path, entry]))
@@ -67,6 +64,8 @@ export class Bridge {
     }
     for (const entry of entries) this.#watch(entry)
   }
+
+  get host (): FastifyInstance { return this.#options.host }
 
   entries (): readonly Entry[] { return this.#entries }
   named (name: string): Entry | undefined { return this.#byName.get(name) }
@@ -101,26 +100,5 @@ export class Bridge {
       listed = json
       this.#options.listeners.notify('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
     })
-  }
-}
-
-/**
- * A tool runs the address's act without its POST route, so without the hooks a host put before
- * it (an auth check in the address's scope, say): every hook that gates the address's requests
- * must gate the bridge's too, or the bridge would be a way around it. Hooks are compared as the
- * functions they are; where they cannot be read, nothing can be told, and the bridge refuses.
- */
-function checkGuarded (hosted: Hosted, bridge: Gates | undefined, where: string): void {
-  const path = hosted.settings.path
-  const own = hosted.gates
-  if (own === undefined || bridge === undefined) {
-    throw new GPT_ERR_MCP_UNGUARDED(where, `the hooks before the acts of ${path} cannot be read in this Fastify: leave it out with the "addresses" option`)
-  }
-  for (const phase of GATES) {
-    const missing = own[phase].filter((hook) => !bridge[phase].includes(hook))
-    if (missing.length > 0) {
-      const names = missing.map((hook) => typeof hook === 'function' && hook.name !== '' ? hook.name : 'anonymous').join(', ')
-      throw new GPT_ERR_MCP_UNGUARDED(where, `the address ${path} runs ${phase} hooks (${names}) that requests to the bridge do not pass: register the bridge in the same scope as the address (after the hooks), or leave the address out with the "addresses" option`)
-    }
   }
 }

@@ -4,17 +4,16 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit'
 import fp from 'fastify-plugin'
 import { DEFAULT_BODY_TIMEOUT } from '../address/options.ts'
-import { publishRefusal, Refused, told, type Source } from '../address/pipeline.ts'
-import { gatesOf } from '../address/fastify-internals.ts'
+import { Refused } from '../address/pipeline.ts'
 import { QUIET_HEADERS } from '../address/rate-limit.ts'
 import { Deadlines, readBody } from '../address/read.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
 import { isObject } from '../json/value.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
-import { refusal } from './call.ts'
+import { callTool } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
-import { actorOf, answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, PROTOCOL_VERSIONS, resultOf } from './rpc.ts'
+import { actorOf, answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, originOf, PARSE_ERROR, PROTOCOL_VERSIONS, sendAnswer } from './rpc.ts'
 import { Listeners } from './stream.ts'
 import { toolName } from './tools.ts'
 
@@ -35,9 +34,8 @@ export interface McpOptions {
   /** Origins (`https://app.example`) a browser's request may come from besides loopback ones. */
   allowedOrigins?: readonly string[]
   /**
-   * Which of the host's addresses are tools, by path. Default: all. An address whose acts a hook
-   * gates that the bridge's requests do not pass (an auth check in its own scope) fails `ready()`
-   * with GPT_ERR_MCP_UNGUARDED unless it is left out here.
+   * Which of the host's addresses are tools, by path. Default: all. Whatever hooks gate an
+   * address's GET and POST gate its tool too: a call is that POST (src/address/door.ts).
    */
   addresses?: (path: string) => boolean
   /**
@@ -71,7 +69,8 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     instructions: options.instructions,
     toolName: options.toolName ?? toolName,
     serves: options.addresses ?? (() => true),
-    listeners
+    listeners,
+    host
   })
   const resolved: Resolved = {
     path,
@@ -83,10 +82,7 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
   const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   await host.register(async (mcp) => {
     if (limit !== false) await mcp.register(rateLimit, { ...QUIET_HEADERS, ...limit, global: true })
-    // The hooks every request to the bridge passes, as its own instance has them: an address's
-    // acts are served only where its own are among them (src/mcp/bridge.ts checkGuarded).
-    const gates = gatesOf(mcp)
-    mcp.addHook('onReady', async () => { bridge.start(host.server, gates) })
+    mcp.addHook('onReady', async () => { bridge.start() })
     mcp.removeAllContentTypeParsers()
     const deadlines = new Deadlines(resolved.bodyTimeout)
     // The request's bytes as sent: the strict parser reads them whole (below), and a call's
@@ -165,17 +161,25 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   try {
     message = parseRequest(bytes, depth, true)
     if (message === DEEPER) message = parseRequest(bytes, ++depth, false)
-  } catch (error) {
-    const loose = unparsed(bridge, request, bytes, error)
+  } catch {
+    const loose = unparsed(bridge, bytes)
     if (loose === undefined) return reply.code(400).send(errorOf(null, PARSE_ERROR, 'Parse error'))
-    // A refused call is an act as much as an accepted one: counted by its address's limit.
-    const { id, refused, entry, source } = loose
-    const wait = await entry.hosted.count?.(request)
-    if (wait !== undefined) {
-      publishRefusal(new Refused('rate-limit', 'rate limited'), source)
-      return reply.code(429).header('retry-after', String(wait)).send(errorOf(null, -32000, 'Rate limited: call again later'))
-    }
-    return reply.send(resultOf(id, refusal(refused, entry.hosted.settings.explain, request, source)))
+    // A call of a known tool is an act refused or not by its address, whose POST gets these bytes
+    // as they came: its strict parser refuses them as the bridge's did.
+    const answered = await callTool(bridge.host, {
+      hosted: loose.entry.hosted,
+      tool: bridge.tool(loose.entry),
+      bytes,
+      parsed: false,
+      args: undefined,
+      ifMatch: undefined,
+      actor: actorOf(request),
+      progress: undefined,
+      origin: originOf(request),
+      idempotencyKey: undefined
+    }, request)
+    const json = sendAnswer(loose.id, answered, reply)
+    return json === undefined ? reply : reply.send(json)
   }
   if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
   const { id, method, params } = message
@@ -206,10 +210,10 @@ function parseRequest (bytes: Buffer, maxDepth: number, again: boolean): unknown
 
 /**
  * A request the strict parser refused. A tools/call of a known tool whose envelope reads loosely
- * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, with
- * the one result; anything else is a JSON-RPC parse error.
+ * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, by its
+ * address; anything else is a JSON-RPC parse error.
  */
-function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error: unknown): Loose | undefined {
+function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | number, readonly entry: Entry } | undefined {
   let loose: unknown
   try {
     loose = JSON.parse(bytes.toString('utf8'))
@@ -217,22 +221,7 @@ function unparsed (bridge: Bridge, request: FastifyRequest, bytes: Buffer, error
   const id = isObject(loose) ? loose['id'] : undefined
   const params = isObject(loose) ? loose['params'] : undefined
   const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
-  if (isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined) {
-    const { settings, address } = entry.hosted
-    const reason = error instanceof ParseError ? (told(settings, request) ? error.describe() : error.message) : 'unparsable'
-    const stage = error instanceof ParseError && error.reason === 'depth' ? 'depth' : 'parse'
-    const source = (): Source => ({ address: settings.path, etag: address.current.arrival.json.etag, actor: actorOf(request), via: 'mcp', request })
-    return { id, refused: new Refused(stage, reason), entry, source }
-  }
-  return undefined
-}
-
-/** A tools/call of a known tool the strict parser refused, read loosely: refused as every call is. */
-interface Loose {
-  readonly id: string | number
-  readonly refused: Refused
-  readonly entry: Entry
-  readonly source: () => Source
+  return isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined ? { id, entry } : undefined
 }
 
 export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
-import { UNAVAILABLE } from '../jobs/index.ts'
 import { callTool, KEY_FIELD, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
+import { route, urlOf, type Routed } from './enter.ts'
 import { event, openStream } from './stream.ts'
 
 /** The protocol revisions the bridge speaks, newest first (MCP "Lifecycle", version negotiation). */
@@ -45,11 +45,11 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
   switch (method) {
     case 'initialize': return resultOf(id, initialize(bridge, exchange.reply, params))
     case 'ping': return resultOf(id, '{}')
-    case 'tools/list': return resultOf(id, `{"tools":[${bridge.entries().map((entry) => bridge.tool(entry).json).join(',')}]}`)
+    case 'tools/list': return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json).join(',')}]}`)
     case 'tools/call': return await call(bridge, exchange, id, params)
-    case 'resources/list': return resultOf(id, JSON.stringify({ resources: bridge.entries().map((entry) => resource(bridge, entry, originOf(exchange.request))) }))
-    case 'resources/templates/list': return resultOf(id, JSON.stringify({ resourceTemplates: templates(bridge, originOf(exchange.request)) }))
-    case 'resources/read': return await read(bridge, exchange.request, id, params)
+    case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
+    case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
+    case 'resources/read': return await read(bridge, exchange, id, params)
     default: return errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`)
   }
 }
@@ -137,36 +137,82 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
         const message = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, MESSAGE)
         stream.write(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message } })))
       }
-  const edition = entry.hosted.address.current // one read: one edition, as POST's
-  const answered: Answer = await callTool({
+  const answered: Answer = await callTool(bridge.host, {
     hosted: entry.hosted,
-    tool: bridge.tool(entry, edition),
-    edition,
+    tool: bridge.tool(entry),
     bytes: exchange.bytes,
-    depth: exchange.depth,
+    parsed: true,
     args: params['arguments'],
     ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
     actor: actorOf(request),
     progress,
     origin: originOf(request),
     idempotencyKey: typeof key === 'string' ? key : request.headers[KEY_FIELD]
-  }, request, reply)
-  const json = 'result' in answered
-    ? resultOf(id, answered.result)
-    : errorOf(id, -32000, BUSY[answered.status])
+  }, request)
+  return sendAnswer(id, answered, reply, stream)
+}
+
+/** A call's answer on the bridge's reply (or the stream its progress opened). */
+export function sendAnswer (id: Id, answered: Answer, reply: FastifyReply, stream?: ReturnType<typeof openStream>): string | undefined {
+  if ('host' in answered) {
+    // A host's hook answered the POST (a 401 with WWW-Authenticate, a 403): the call gets that
+    // answer. Never after progress: the act runs after every hook.
+    hostAnswer(reply, answered.host)
+    return undefined
+  }
+  const json = 'result' in answered ? resultOf(id, answered.result) : errorOf(id, -32000, BUSY[answered.status])
   if (stream !== undefined) {
     stream.end(event(json))
     return undefined
   }
-  if (reply.sent) return undefined // the act answered by itself (logged as its failure): its answer stands
-  // The act was handed the reply, as POST's act is: a status or a Content-Type it set there is not
-  // the JSON-RPC answer's (a 202 would tell the client no answer comes), as it is not POST's.
-  reply.code(200).header('content-type', JSON_TYPE)
   if ('status' in answered) {
     reply.code(answered.status).header('retry-after', String(answered.retryAfter)).send(json)
     return undefined
   }
   return json
+}
+
+/** Header fields of a host's answer that belong to its own message, not to what it says. */
+const OWN_FIELDS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'date'])
+
+/**
+ * A host hook's answer to a route the bridge went through, sent as the hook made it where it
+ * refuses (4xx, 5xx: MCP's authorization reads a 401's WWW-Authenticate); any other is no
+ * answer an MCP client can read, and is told as an error.
+ */
+function hostAnswer (reply: FastifyReply, routed: Routed): void {
+  if (routed.status < 400) {
+    reply.code(502).header('content-type', JSON_TYPE).send(errorOf(null, -32603, `The host answered the call with HTTP ${routed.status}`))
+    return
+  }
+  reply.code(routed.status)
+  for (const [name, value] of Object.entries(routed.headers)) {
+    if (value !== undefined && !OWN_FIELDS.has(name)) reply.header(name, value)
+  }
+  reply.send(routed.body)
+}
+
+/**
+ * The addresses this request may see: those whose GET, as this request would make it, the host
+ * answers (draft §3.1) with 200. A GET refused by a host's hook hides the address; one that is
+ * rate limited answers the whole request so.
+ */
+async function visible (bridge: Bridge, request: FastifyRequest): Promise<Entry[] | { readonly retryAfter: number }> {
+  const entries = bridge.entries()
+  const looks = await Promise.all(entries.map((entry) => route(bridge.host, request, 'GET', urlOf(entry.path), {})))
+  const shown: Entry[] = []
+  for (const [index, look] of looks.entries()) {
+    if (look?.status === 200) shown.push(entries[index] as Entry)
+    else if (look?.status === 429) return { retryAfter: Number(look.headers['retry-after'] ?? 1) || 1 }
+  }
+  return shown
+}
+
+/** A list of what the request may see. */
+async function listed (bridge: Bridge, exchange: Exchange, id: Id, list: (entries: readonly Entry[]) => string): Promise<string | undefined> {
+  const entries = await visible(bridge, exchange.request)
+  if (!Array.isArray(entries)) return sendAnswer(id, { status: 429, retryAfter: entries.retryAfter }, exchange.reply)
+  return resultOf(id, list(entries))
 }
 
 /** Whether the request's Accept names `type` (or a range holding it). */
@@ -176,22 +222,23 @@ function accepts (request: FastifyRequest, type: string): boolean {
 }
 
 // An address's path as a URI's (a space or a letter past ASCII percent-encoded), and back in read().
-function resource (bridge: Bridge, entry: Entry, origin: string): JsonObject {
+function resource (entry: Entry, origin: string): JsonObject {
   const prompt = entry.hosted.address.current.content.prompt
   return { uri: origin + encodeURI(entry.path), name: entry.name, mimeType: 'application/json', description: prompt }
 }
 
-function templates (bridge: Bridge, origin: string): JsonObject[] {
-  return bridge.entries().flatMap((entry) => entry.hosted.background === undefined
+function templates (entries: readonly Entry[], origin: string): JsonObject[] {
+  return entries.flatMap((entry) => entry.hosted.background === undefined
     ? []
     : [{ uriTemplate: `${origin}${encodeURI(entry.hosted.background.base)}/{id}`, name: `${entry.name}_job`, mimeType: 'application/json', description: `A job of the tool ${entry.name}: its state, progress and result.` }])
 }
 
 /**
- * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's. By
- * path: the URI's origin is where the client reached the host, which a proxy may rename.
+ * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's: read
+ * by that GET, as this request would make it. By path: the URI's origin is where the client
+ * reached the host, which a proxy may rename.
  */
-async function read (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject): Promise<string> {
+async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<string | undefined> {
   const uri = params['uri']
   let path: string | undefined
   try {
@@ -200,13 +247,16 @@ async function read (bridge: Bridge, request: FastifyRequest, id: Id, params: Js
     path = typeof uri === 'string' ? decodeURI(new URL(uri).pathname) : undefined
   } catch {}
   const notFound = (): string => errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
-  if (path === undefined) return notFound()
-  const contents = (text: string): string => resultOf(id, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text }] }))
-  const entry = bridge.atPath(path)
-  if (entry !== undefined) return contents(entry.hosted.address.current.arrival.json.body.toString('utf8'))
-  const job = bridge.jobAt(path)
-  if (job === undefined) return notFound()
-  const text = await job.entry.hosted.background?.arrival(job.id)
-  if (text === UNAVAILABLE) return errorOf(id, -32000, 'The job cannot be read now: read it again later')
-  return text === undefined ? notFound() : contents(text)
+  if (path === undefined || (bridge.atPath(path) === undefined && bridge.jobAt(path) === undefined)) return notFound()
+  const routed = await route(bridge.host, exchange.request, 'GET', urlOf(path), {})
+  if (routed === undefined) return errorOf(id, -32000, 'The resource cannot be read now: read it again later')
+  switch (routed.status) {
+    case 200: return resultOf(id, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text: routed.body.toString('utf8') }] }))
+    case 404: return notFound()
+    case 429:
+    case 503: return errorOf(id, -32000, 'The resource cannot be read now: read it again later')
+    default:
+      hostAnswer(exchange.reply, routed)
+      return undefined
+  }
 }

@@ -230,27 +230,30 @@ describe('tools/call naming the edition it read (_meta["fastify-gpt/if-match"])'
 })
 
 describe('tools/call, the act failing', () => {
-  it('answers "The act failed." as an error result and logs what it threw, however it failed', async () => {
+  it('answers "The act failed." as an error result and logs what it threw, however it failed, as its POST logs it', async () => {
     for (const [tool, how] of [['throws', 'it threw'], ['throwsText', 'it threw'], ['rejects', 'its promise rejected'], ['bigint', 'its result cannot be sent as JSON']] as const) {
       const start = host.logs.length
       const response = await call(tool, '{}')
       assert.equal(response.body, resultText(FAILED), tool)
-      const line = host.logs.slice(start).find((entry) => entry['msg'] === 'gpt: act failed')
-      assert.equal(line?.['level'], 50)
-      assert.equal(line?.['how'], how)
-      assert.equal((line?.['err'] as { message?: string } | undefined)?.message, tool === 'throwsText' ? undefined : { throws: 'boom', rejects: 'no', bigint: 'Do not know how to serialize a BigInt' }[tool])
+      const lines = host.logs.slice(start).filter((entry) => entry['level'] === 50)
+      assert.equal(lines.length, 1, `one error line: ${tool}`)
+      const err = lines[0]?.['err'] as { code?: string, message?: string } | undefined
+      assert.equal(err?.code, 'GPT_ERR_ACT_FAILED')
+      const cause = tool === 'throwsText' ? '' : `: ${{ throws: 'boom', rejects: 'no', bigint: 'Do not know how to serialize a BigInt' }[tool]}`
+      assert.equal(err?.message, `fastify-gpt address /${tool}: the act failed: ${how}${cause}`, 'with what it threw, where that is an Error')
+      assert.equal((lines[0]?.['req'] as { url?: string } | undefined)?.url, `/${tool}`, 'logged by the POST the call entered by')
     }
     assert.deepEqual(JSON.parse(FAILED), { content: [{ type: 'text', text: 'The act failed.' }], isError: true })
   })
 
-  it('an act that answered the HTTP request by itself: its answer stands, and the call is logged as failed', async () => {
+  it('an act that answered its POST by itself with anything but a 200: the call is told it failed, and nothing is answered twice', async () => {
     const start = host.logs.length
     const response = await call('self', '{}')
-    assert.equal(response.status, 201)
-    assert.deepEqual(JSON.parse(response.body), { mine: true })
-    const line = host.logs.slice(start).find((entry) => entry['msg'] === 'gpt: act failed')
-    assert.equal(line?.['how'], 'it answered by itself')
-    assert.deepEqual(host.logs.slice(start).filter((entry) => (entry['level'] as number) >= 40).map((entry) => entry['msg']), ['gpt: act failed'], 'and no answer sent twice')
+    assert.equal(response.status, 200)
+    assert.equal(response.body, resultText(FAILED))
+    assert.deepEqual(host.logs.slice(start).filter((entry) => (entry['level'] as number) >= 40).map((entry) => entry['msg']), [], 'no answer sent twice')
+    const post = await raw(host.port, { path: '/self', body: '{}' })
+    assert.deepEqual([post.status, JSON.parse(post.body)], [201, { mine: true }], 'its POST gets the act\'s own answer')
   })
 
   it('an act that set a status or a Content-Type on its reply, as a POST act may: the JSON-RPC answer is 200 JSON all the same', async () => {
@@ -264,14 +267,15 @@ describe('tools/call, the act failing', () => {
     assert.deepEqual(await client.callTool({ name: 'statuses', arguments: {} }, undefined, { timeout: 2000 }), { content: [{ type: 'text', text: '{"set":true}' }], structuredContent: { set: true } }, 'a 202 would leave the SDK client waiting')
   })
 
-  it('past actTimeout: a timed-out result, and a warning', async () => {
+  it('past actTimeout: a timed-out result, logged as its POST is', async () => {
     const start = host.logs.length
     const begun = Date.now()
     const response = await call('slowpoke', '{}')
     assert.ok(Date.now() - begun >= 45)
     assert.equal(response.body, resultText(TIMED_OUT))
     assert.equal(JSON.parse(TIMED_OUT).content[0].text, 'The act did not finish in time.')
-    assert.ok(host.logs.slice(start).some((entry) => entry['msg'] === 'gpt: act timed out' && entry['level'] === 40))
+    const codes = host.logs.slice(start).map((entry) => (entry['err'] as { code?: string } | undefined)?.code)
+    assert.equal(codes.includes('GPT_ERR_ACT_TIMEOUT'), true, 'logged as its POST logs it')
   })
 })
 

@@ -46,3 +46,16 @@ describe('rebound', () => {
     }
   })
 })
+describe('an Origin on a request that came in on a public address', () => {
+  it('must be the host\'s own, or one allowed', () => {
+    const checked = allowedOf(undefined, ['https://app.example'])
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', undefined), undefined, 'no Origin: not a browser')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://api.example'), undefined, 'its own origin')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example:8443', 'https://api.example:8443'), undefined, 'with its port')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://app.example'), undefined, 'allowed')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://evil.example'), 'Invalid Origin header')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'https://api.example:8443'), 'Invalid Origin header', 'another port')
+    assert.equal(rebound(checked, '10.0.0.5', undefined, 'https://api.example'), 'Invalid Origin header', 'no Host to compare')
+    assert.equal(rebound(checked, '10.0.0.5', 'api.example', 'null'), 'Invalid Origin header', 'an opaque origin')
+  })
+})

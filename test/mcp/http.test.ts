@@ -418,7 +418,11 @@ describe('a host\'s own hooks hold for the bridge', () => {
       assert.equal((await post()).status, 429, 'and the posts after them')
       const other = await limited.app.inject({ method: 'POST', url: '/mcp', remoteAddress: '10.0.0.9', headers: { 'content-type': 'application/json' }, payload: callText('note', '{"note":"a"}') })
       assert.equal(other.statusCode, 200, 'another client has its own count')
-      assert.equal((await raw(limited.port, { body: rpcText('tools/list') })).status, 200, 'only acts are counted')
+      // tools/list looks at each address by its GET, as this client would make it: the limit holds there too
+      const listed = await raw(limited.port, { body: rpcText('tools/list') })
+      assert.deepEqual([listed.status, json(listed.body)], [429, error(-32000, 'Rate limited: call again later', 1)])
+      const elsewhere = await limited.app.inject({ method: 'POST', url: '/mcp', remoteAddress: '10.0.0.9', headers: { 'content-type': 'application/json' }, payload: rpcText('tools/list') })
+      assert.equal(elsewhere.json().result.tools.length, 1, 'another client lists it')
     } finally {
       await limited.close()
     }

@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import gpt, { type GptOptions } from '../../src/index.ts'
-import type { Answer } from '../../src/address/guard.ts'
-import { FAILED, guarded, MALFORMED, MISMATCHED } from '../../src/mcp/call.ts'
+import { FAILED, MALFORMED, MISMATCHED } from '../../src/mcp/call.ts'
 import { bridged, callText, noteForm, raw, type Bridged } from './bridge-host.ts'
 
 let host: Bridged
@@ -19,6 +18,7 @@ before(async () => {
     await add('/full', { idempotency: { maxKeys: 1 } })
     await add('/job', { background: { maxJobs: 1, after: 10 }, act: () => new Promise((resolve) => { release = () => resolve({ run: ++runs }) }) })
     await add('/word', { form: { type: 'string' }, act: (word) => `${String(word)} ${++runs}` })
+    await add('/fails', { act: () => { runs++; throw new Error('boom') } })
   })
 })
 after(async () => { await host.close() })
@@ -99,11 +99,12 @@ describe('tools/call with an idempotency key', () => {
     release()
   })
 
-  it('keeps the bare 500 for a call whose act ran and was answered outside the protocol, and answers it as the failed result', async () => {
-    const told: unknown[] = []
-    const ticket = { done: (answer: Answer) => told.push(answer), free: () => told.push('free') }
-    const answered = await guarded({ ticket }, async () => ({ status: 503, retryAfter: 2 }), {} as never)
-    assert.deepEqual([answered, told], [{ status: 503, retryAfter: 2 }, [{ status: 500, headers: {}, body: '' }]])
-    assert.deepEqual(await guarded({ answer: { status: 500, headers: {}, body: '' } }, async () => assert.fail('ran'), {} as never), { result: FAILED })
+  it('keeps the bare 500 of a call whose act failed, and answers a retry with the failed result without running it again', async () => {
+    const before = runs
+    const meta = { 'fastify-gpt/idempotency-key': 'f-1' }
+    assert.deepEqual(resultOf((await call('fails', '{"note":"a"}', meta)).body), JSON.parse(FAILED))
+    const again = await call('fails', '{"note":"a"}', meta, 2)
+    assert.deepEqual(resultOf(again.body), JSON.parse(FAILED))
+    assert.equal(runs - before, 1)
   })
 })
