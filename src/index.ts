@@ -13,7 +13,9 @@ import { Address } from './address/address.ts'
 import { Door } from './address/door.ts'
 import { installArrival } from './address/arrival.ts'
 import { installIdempotency } from './idempotency/index.ts'
+import { resolveIdempotency } from './idempotency/option.ts'
 import { installJobs } from './jobs/index.ts'
+import { resolveBackground } from './jobs/settings.ts'
 import { installLinks } from './links/host.ts'
 import { enter } from './mcp/registry.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
@@ -33,6 +35,10 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const path = instance.prefix === '' ? '/' : instance.prefix
   const resolved = resolveOptions(options as unknown as Record<string, unknown>, path)
   const settings = Object.freeze({ ...resolved, ...reviewed(resolved, options.maxDepth !== undefined, instance.log) })
+  // Every option is checked before anything connects: a bad `background` or `idempotency` fails
+  // registration before Redis is asked anything.
+  const background = resolveBackground(settings.background, settings)
+  const keys = resolveIdempotency(settings.idempotency, path)
   const address = new Address(settings)
   await address.share(instance.log)
   installLinks(instance, address, settings.links)
@@ -42,8 +48,8 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
   const door = new Door()
-  const installed = await installJobs(instance, settings, door)
-  const idempotency = installIdempotency(settings.idempotency, path, settings.share, instance.log)
+  const installed = await installJobs(instance, settings, background, door)
+  const idempotency = installIdempotency(keys, path, settings.share, instance.log)
   if (idempotency !== undefined) instance.addHook('onClose', idempotency.close)
   const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
   installAct(instance, address, core, door)

@@ -7,8 +7,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import { UNKEPT, type Guard, type Passage } from '../address/guard.ts'
 import type { ShareSettings } from '../address/share.ts'
 import { keyOf, MALFORMED } from './key.ts'
-import { LocalKeys, type Claim, type Keys } from './keys.ts'
-import { resolveIdempotency } from './option.ts'
+import { LocalKeys, type Claim, type IdempotencySettings, type Keys } from './keys.ts'
 import { SharedKeys } from './shared.ts'
 
 export const HEADER = 'idempotency-key'
@@ -28,9 +27,8 @@ export interface Installed {
   readonly close: () => Promise<void>
 }
 
-/** The option's guard, or undefined where it is off. With `share`, the keys are in Redis. */
-export function installIdempotency (option: unknown, path: string, share: ShareSettings | undefined, log: FastifyBaseLogger): Installed | undefined {
-  const settings = resolveIdempotency(option, path)
+/** The option's guard (resolved by resolveIdempotency), or undefined where it is off. With `share`, the keys are in Redis. */
+export function installIdempotency (settings: IdempotencySettings | undefined, path: string, share: ShareSettings | undefined, log: FastifyBaseLogger): Installed | undefined {
   if (settings === undefined) return undefined
   const warn = (message: string): void => { log.warn({ address: path }, message) }
   const keys: Keys = share === undefined ? new LocalKeys(settings) : new SharedKeys(share.redis, `${share.key}:idempotency:`, settings, warn)

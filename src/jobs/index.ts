@@ -5,7 +5,7 @@ import type { Door } from '../address/door.ts'
 import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
 import { backgroundAct, drainingAct, jobsPath } from './run.ts'
-import { resolveBackground } from './settings.ts'
+import type { BackgroundSettings } from './settings.ts'
 import { SharedJobs } from './shared.ts'
 import { localSource } from './source.ts'
 import { JobStore } from './store.ts'
@@ -26,8 +26,7 @@ export interface Backgrounded {
  * The settings the core runs with: its act is the option's act given a context, draining an
  * async iterable it returns, or, with `background`, handing off to a job address after `after`.
  */
-export async function installJobs (instance: FastifyInstance, settings: Settings, door: Door): Promise<Installed> {
-  const background = resolveBackground(settings.background, settings)
+export async function installJobs (instance: FastifyInstance, settings: Settings, background: BackgroundSettings | undefined, door: Door): Promise<Installed> {
   if (background === undefined) return { settings: Object.freeze({ ...settings, act: drainingAct(settings) }), background: undefined }
   const store = new JobStore(background)
   // With `share`, every instance reads a job from Redis; its act runs where it started.

@@ -79,6 +79,20 @@ describe('options are checked at registration, with named errors', () => {
   })
 })
 
+describe('every option is checked before anything connects', () => {
+  it('a bad background or idempotency with share fails registration before Redis is asked anything', async () => {
+    for (const bad of [{ background: { after: 0 } }, { background: 'soon' }, { idempotency: { keep: -1 } }, { idempotency: 'yes' }]) {
+      const asked: string[] = []
+      // an ioredis client as far as the option's check looks, that records whatever is asked of it
+      const redis = new Proxy({}, { get: (_target, name) => typeof name === 'string' ? () => { asked.push(name); return redis } : undefined })
+      const app = Fastify()
+      app.register(gpt, { form: { type: 'object' }, act: () => null, rateLimit: false, share: { redis }, ...bad } as never)
+      await assert.rejects(async () => { await app.ready() }, (error: Error & { code?: string }) => error.code === 'GPT_ERR_OPTION_INVALID', JSON.stringify(bad))
+      assert.deepEqual(asked, [], `nothing asked of Redis: ${JSON.stringify(bad)}`)
+    }
+  })
+})
+
 describe('the options table', () => {
   /** The README's options table: each option's type and default cells, by name. */
   function readmeRows (): Map<string, { type: string, shown: string }> {
