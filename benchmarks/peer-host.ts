@@ -5,8 +5,8 @@
 //   bare   Fastify as a user writes it by hand, in a process that never loads fastify-gpt: GET
 //          sends the note board's arrival as precomputed bytes, POST has `schema: { body: form }`
 //          with Fastify's default JSON parser and Ajv
-//   bare-kept  the same, keeping one process.nextTick object alive as fastify-gpt does
-//          (src/address/tick.ts): without it a bare host may pay V8's megamorphic tick on every request
+//   bare-kept  the same, keeping one process.nextTick object alive as the fastify-gpt stacks do
+//          (keepTickObject): without it a bare host may pay V8's megamorphic tick on every request
 //          (docs/benchmarks.md, "A process-wide cost"), which flatters fastify-gpt
 //   hono   @hono/zod-openapi on @hono/node-server: the forms as strict zod objects, one
 //          `createRoute` each; GET /doc is the OpenAPI document (`app.doc`)
@@ -42,7 +42,11 @@ interface Listening { port: number, close: () => Promise<void> }
 
 async function gpt (): Promise<Listening> {
   const { default: Fastify } = await import('fastify')
-  const plugin = (await import(values.module === undefined ? 'fastify-gpt' : pathToFileURL(absolute(values.module)).href)).default
+  const module = await import(values.module === undefined ? 'fastify-gpt' : pathToFileURL(absolute(values.module)).href)
+  // The V8 remedy docs/benchmarks.md advises a Node 20 host to opt into (a build from before it
+  // was an export kept it when it loaded).
+  module.keepTickObject?.()
+  const plugin = module.default
   const app = Fastify({ logger: false })
   if (values.stack === 'gpt-otel' || values.stack === 'gpt-fotel') await telemetry(app, values.stack === 'gpt-otel')
   const common = { rateLimit: false, lint: false, bodyLimit: BODY_LIMIT }

@@ -21,10 +21,6 @@ import { enter } from './mcp/registry.ts'
 import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
-import { keepTickObject } from './address/tick.ts'
-
-// Before any registration allocates: see src/address/tick.ts.
-keepTickObject()
 
 /**
  * One GPT address: GET publishes the form, POST enforces it. Everything it installs (parser,
@@ -99,6 +95,7 @@ export default gpt
 export * from './errors.ts'
 export { DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_RATE_LIMIT } from './address/options.ts'
 export { MAX_DEPTH_CEILING } from './address/review.ts'
+export { keepTickObject } from './address/tick.ts'
 export { DEFAULT_LIMITS, type Limits, type LimitsOption } from './limits.ts'
 export type { Body } from './address/body.ts'
 export type {

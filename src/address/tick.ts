@@ -1,4 +1,6 @@
-// Keeps one process.nextTick object alive for the life of the process.
+// Keeps one process.nextTick object alive for the life of the process: an opt-in remedy a host
+// calls once at start (docs/benchmarks.md, "A process-wide cost"); importing the package installs
+// nothing.
 //
 // Node 20 builds each tick object with an object literal whose first keys are computed
 // ({ [async_id_symbol], [trigger_async_id_symbol], callback, args }). V8 keeps no polymorphic
@@ -8,12 +10,16 @@
 // allocated a few megabytes) clears them; the next tick records new maps, the feedback turns
 // megamorphic, and from then on every nextTick, several per request, takes V8's runtime path:
 // 15 to 20 % of the CPU of a small route, on every route of the host. One tick object kept
-// alive keeps those maps alive (docs/benchmarks.md, "A process-wide cost").
+// alive keeps those maps alive.
 import { createHook } from 'node:async_hooks'
 
 let kept: object | undefined
 
-/** Captures and keeps one tick object; later calls do nothing. */
+/**
+ * Keeps one `process.nextTick` object alive, so that V8 keeps nextTick on its fast path on Node 20
+ * (15 to 20 % of a small route's CPU in a host that would otherwise lose it). Call it once, before
+ * registering; later calls do nothing.
+ */
 export function keepTickObject (): void {
   if (kept !== undefined) return
   const hook = createHook({
