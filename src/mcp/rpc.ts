@@ -147,7 +147,8 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     actor: actorOf(request),
     progress,
     origin: originOf(request),
-    idempotencyKey: typeof key === 'string' ? key : request.headers[KEY_FIELD]
+    // A `_meta` key that is no string is a malformed key (its empty field), never a fall back to the header.
+    idempotencyKey: key === undefined ? request.headers[KEY_FIELD] : typeof key === 'string' ? key : ''
   }, request)
   return sendAnswer(id, answered, reply, stream)
 }

@@ -60,6 +60,17 @@ describe('tools/call with an idempotency key', () => {
     assert.equal(runs, before)
   })
 
+  it('answers a `_meta` key that is not a string as a malformed key, whatever the header says, and runs nothing', async () => {
+    const before = runs
+    for (const key of [12345, true, {}, [], null, '']) {
+      for (const headers of [{}, { 'idempotency-key': '"h-ok"' }]) {
+        const answered = await call('note', '{"note":"a"}', { 'fastify-gpt/idempotency-key': key }, 5, headers)
+        assert.deepEqual(resultOf(answered.body), JSON.parse(MALFORMED), `${JSON.stringify(key)} with ${JSON.stringify(headers)}`)
+      }
+    }
+    assert.equal(runs, before)
+  })
+
   it('answers a retry while the first runs with 409 and Retry-After, then the result', async () => {
     const meta = { 'fastify-gpt/idempotency-key': 'slow' }
     const first = call('wait', '{"note":"a"}', meta)
