@@ -43,7 +43,7 @@ export interface McpOptions {
    * minute per client. A call is counted by its address's own limit as well, with its posts.
    */
   rateLimit?: RateLimitPluginOptions | false
-  /** GET streams open at once (each hears of changed tools). Default 100. */
+  /** GET streams open at once (each hears of changed tools), a quarter of them at most (at least one) per client. Default 100. */
   maxStreams?: number
   /** Milliseconds between two heartbeats of a GET stream. Default 15000. */
   heartbeat?: number
@@ -94,7 +94,7 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     mcp.get(path, (request, reply) => {
       const refused = guard(resolved, request, reply) ?? unsupported(request, reply)
       if (refused !== undefined) return refused
-      if (!accepts(request.headers.accept) || !listeners.open(reply)) return reply.code(405).header('allow', 'POST').send()
+      if (!accepts(request.headers.accept) || !listeners.open(reply, request.ip)) return reply.code(405).header('allow', 'POST').send()
       return reply
     })
     mcp.delete(path, (_request, reply) => reply.code(405).header('allow', 'GET, POST').send())

@@ -20,24 +20,36 @@ export function openStream (reply: FastifyReply): PassThrough {
  * The open GET streams, told of each change of the tools. A reader that stops reading misses
  * nothing that matters: a change is the same news however often it is told, so a stream whose
  * buffer is full is not written again (a stalled reader holds its high-water mark, 16 KiB, at most).
+ * One client holds at most a quarter of them (at least one), so it cannot keep another from hearing.
  */
 export class Listeners {
   readonly #streams = new Set<PassThrough>()
+  readonly #byClient = new Map<string, number>()
   readonly #timer: ReturnType<typeof setInterval>
+  /** The most streams one client holds. */
+  readonly share: number
 
   constructor (readonly max: number, heartbeat: number) {
+    this.share = Math.max(1, Math.floor(max / 4))
     this.#timer = setInterval(() => { this.#write(': \n\n') }, heartbeat)
     this.#timer.unref()
   }
 
   get size (): number { return this.#streams.size }
 
-  /** A new stream on `reply`, or false when `max` are open. */
-  open (reply: FastifyReply): boolean {
-    if (this.#streams.size >= this.max) return false
+  /** A new stream on `reply` for `client` (its address), or false when `max` are open or the client holds its share. */
+  open (reply: FastifyReply, client: string): boolean {
+    const held = this.#byClient.get(client) ?? 0
+    if (this.#streams.size >= this.max || held >= this.share) return false
     const stream = openStream(reply)
     this.#streams.add(stream)
-    const gone = (): void => { this.#streams.delete(stream) }
+    this.#byClient.set(client, held + 1)
+    const gone = (): void => {
+      if (!this.#streams.delete(stream)) return
+      const left = (this.#byClient.get(client) ?? 1) - 1
+      if (left === 0) this.#byClient.delete(client)
+      else this.#byClient.set(client, left)
+    }
     reply.raw.once('close', () => {
       gone()
       stream.end()
@@ -61,5 +73,6 @@ export class Listeners {
     clearInterval(this.#timer)
     for (const stream of this.#streams) stream.end()
     this.#streams.clear()
+    this.#byClient.clear()
   }
 }

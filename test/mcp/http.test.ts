@@ -229,10 +229,10 @@ interface Opened {
   close (): void
 }
 
-function openStream (port: number, headers: Record<string, string> = {}): Promise<Opened> {
+function openStream (port: number, headers: Record<string, string> = {}, from = '127.0.0.1'): Promise<Opened> {
   return new Promise((resolve, reject) => {
     let text = ''
-    const request = httpRequest({ host: '127.0.0.1', port, path: '/mcp', headers: { accept: 'text/event-stream', ...headers }, agent: false }, (response) => {
+    const request = httpRequest({ host: '127.0.0.1', port, path: '/mcp', headers: { accept: 'text/event-stream', ...headers }, agent: false, localAddress: from }, (response) => {
       response.on('data', (chunk: Buffer) => { text += chunk.toString() })
       response.on('error', () => {})
       resolve({ response, text: () => text, close: () => { request.destroy() } })
@@ -261,7 +261,8 @@ describe('GET streams', () => {
     const own = await bridged(() => {}, { maxStreams: 2 })
     try {
       const first = await openStream(own.port)
-      const second = await openStream(own.port)
+      assert.equal((await openStream(own.port)).response.statusCode, 405, 'a client holds a quarter of them, at least one')
+      const second = await openStream(own.port, {}, '127.0.0.2')
       assert.equal(second.response.statusCode, 200)
       assert.equal((await raw(own.port, { method: 'GET', headers: { accept: 'text/event-stream' } })).status, 405)
       first.close()
