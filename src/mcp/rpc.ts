@@ -7,7 +7,7 @@ import { isObject, type JsonObject } from '../json/value.ts'
 import { callTool, KEY_FIELD, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { route, urlOf, type Routed } from './enter.ts'
-import { event, openStream } from './stream.ts'
+import { CallStream, event, openStream } from './stream.ts'
 
 /** The protocol revisions the bridge speaks, newest first (MCP "Lifecycle", version negotiation). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
@@ -127,15 +127,15 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   const ifMatch = meta?.['fastify-gpt/if-match']
   const key = meta?.['fastify-gpt/idempotency-key']
   // Progress goes on the call's own stream, opened with the first value (a quick act answers in JSON).
-  let stream: ReturnType<typeof openStream> | undefined
+  let stream: CallStream | undefined
   let count = 0
   const streams = isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
   const progress = !streams
     ? undefined
     : (value: unknown): void => {
-        stream ??= openStream(reply)
+        stream ??= new CallStream(openStream(reply))
         const message = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, MESSAGE)
-        stream.write(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message } })))
+        stream.progress(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message } })))
       }
   const answered: Answer = await callTool(bridge.host, {
     hosted: entry.hosted,
@@ -154,7 +154,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
 }
 
 /** A call's answer on the bridge's reply (or the stream its progress opened). */
-export function sendAnswer (id: Id, answered: Answer, reply: FastifyReply, stream?: ReturnType<typeof openStream>): string | undefined {
+export function sendAnswer (id: Id, answered: Answer, reply: FastifyReply, stream?: CallStream): string | undefined {
   if ('host' in answered) {
     // A host's hook answered the POST (a 401 with WWW-Authenticate, a 403): the call gets that
     // answer. Never after progress: the act runs after every hook.

@@ -16,6 +16,53 @@ export function openStream (reply: FastifyReply): PassThrough {
   return stream
 }
 
+/** The most bytes of progress a call's stream holds for a reader that does not keep up. */
+export const PROGRESS_HELD = 65_536
+
+/**
+ * A call's own stream (its progress, then its result) for a reader that may stop reading: while
+ * the stream is full, progress waits in a queue of at most PROGRESS_HELD bytes, the oldest dropped
+ * first (a later value says more of where the act is); the result is never dropped.
+ */
+export class CallStream {
+  readonly #stream: PassThrough
+  readonly #queue: string[] = []
+  #held = 0
+
+  constructor (stream: PassThrough) {
+    this.#stream = stream
+    stream.on('drain', () => { this.#flush() })
+  }
+
+  /** Bytes of progress waiting for the reader (beside what the stream itself buffers, its high-water mark). */
+  get held (): number { return this.#held }
+
+  progress (text: string): void {
+    if (this.#queue.length === 0 && !this.#stream.writableNeedDrain) {
+      this.#stream.write(text)
+      return
+    }
+    this.#queue.push(text)
+    this.#held += Buffer.byteLength(text)
+    while (this.#held > PROGRESS_HELD && this.#queue.length > 1) this.#held -= Buffer.byteLength(this.#queue.shift() as string)
+  }
+
+  /** The result, after whatever progress is still held. */
+  end (text: string): void {
+    for (const held of this.#queue.splice(0)) this.#stream.write(held)
+    this.#held = 0
+    this.#stream.end(text)
+  }
+
+  #flush (): void {
+    while (this.#queue.length > 0 && !this.#stream.writableNeedDrain) {
+      const text = this.#queue.shift() as string
+      this.#held -= Buffer.byteLength(text)
+      this.#stream.write(text)
+    }
+  }
+}
+
 /**
  * The open GET streams, told of each change of the tools. A reader that stops reading misses
  * nothing that matters: a change is the same news however often it is told, so a stream whose

@@ -82,3 +82,43 @@ describe('Listeners', () => {
     }
   })
 })
+
+describe('CallStream: a call\'s progress to a reader that stops reading', () => {
+  it('holds at most PROGRESS_HELD bytes of progress beside the stream\'s own buffer, the oldest dropped first, and never the result', async () => {
+    const { CallStream, PROGRESS_HELD } = await import('../../src/mcp/stream.ts')
+    const { PassThrough } = await import('node:stream')
+    const stream = new PassThrough()
+    const call = new CallStream(stream)
+    const value = (n: number): string => `event: message\ndata: {"progress":${n},"message":"${'x'.repeat(4000)}"}\n\n`
+    for (let n = 1; n <= 500; n++) {
+      call.progress(value(n))
+      assert.ok(call.held <= PROGRESS_HELD, `held ${call.held} after ${n}`)
+      assert.ok(stream.writableLength <= stream.writableHighWaterMark + value(n).length, `buffered ${stream.writableLength}`)
+    }
+    call.end('event: message\ndata: {"result":true}\n\n')
+    let text = ''
+    for await (const chunk of stream) text += String(chunk)
+    const progress = [...text.matchAll(/"progress":(\d+)/g)].map((match) => Number(match[1]))
+    assert.ok(text.endsWith('data: {"result":true}\n\n'), 'the result, last')
+    assert.ok(progress.length < 40, `most progress dropped: ${progress.length} kept`)
+    assert.deepEqual(progress.slice(-Math.floor(PROGRESS_HELD / 4100)), Array.from({ length: Math.floor(PROGRESS_HELD / 4100) }, (_, i) => 500 - Math.floor(PROGRESS_HELD / 4100) + 1 + i), 'the newest kept, in order')
+    assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'in order')
+  })
+
+  it('writes progress through as it comes while the reader keeps up', async () => {
+    const { CallStream } = await import('../../src/mcp/stream.ts')
+    const { PassThrough } = await import('node:stream')
+    const stream = new PassThrough()
+    const read: string[] = []
+    stream.on('data', (chunk: Buffer) => { read.push(String(chunk)) })
+    const call = new CallStream(stream)
+    for (let n = 1; n <= 50; n++) {
+      call.progress(`p${n};`)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    call.end('r')
+    await new Promise((resolve) => stream.on('end', resolve))
+    assert.equal(read.join(''), `${Array.from({ length: 50 }, (_, i) => `p${i + 1};`).join('')}r`)
+    assert.equal(call.held, 0)
+  })
+})
