@@ -112,7 +112,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
     onSend: actSend,
-    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address, door) } : {})
+    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address, door, settings.guard) } : {})
   }, actHandler(settings, address, reject, door))
 }
 
@@ -134,19 +134,27 @@ function validationFailure (errors: FastifySchemaValidationError[], dataVar: str
 /**
  * Opt-in answer to Appendix B, "Form Change": an act that echoes the entity tag of an arrival that
  * is no longer current is refused with 412 and not run. A synchronous hook, so it reads the same
- * edition that validation reads right after it.
+ * edition that validation reads right after it. An act under an Idempotency-Key is judged here but
+ * answered in the handler (`staleActs`), after its kept answer is looked for.
  */
-function ifMatchGuard (address: Address, door: Door): preValidationHookHandler {
+function ifMatchGuard (address: Address, door: Door, guard: Settings['guard']): preValidationHookHandler {
   return function ifMatch (request, reply, done) {
     if (stale(address.current, request.headers['if-match'])) {
-      door.answers(request)
-      request.log.debug('gpt: act refused, the form changed since its arrival')
-      publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request, door))
-      reply.code(412).send()
-      return
+      if (guard?.wants(request.headers) === true) staleActs.add(request)
+      else return refuseStale(address, door, request, reply)
     }
     done()
   }
+}
+
+/** Acts refused by If-Match whose answer waits for their kept answer to be looked for. */
+const staleActs = new WeakSet<FastifyRequest>()
+
+function refuseStale (address: Address, door: Door, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  door.answers(request)
+  request.log.debug('gpt: act refused, the form changed since its arrival')
+  publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request, door))
+  return reply.code(412).send()
 }
 
 /**
@@ -211,10 +219,20 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     if (body instanceof Refused) return reject(request, reply, body)
     // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
     if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
+    if (guard === undefined || !guard.wants(request.headers)) return judged(request, reply, body)
+    // The same key and the same bytes were accepted once: their kept answer, whatever the form
+    // (or its entity tag) has become since. Anything else is judged as ever.
+    const kept = guard.kept(request.headers, bodies.get(request), entry?.via ?? 'http')
+    const answer = (found: Answer | undefined): Answered => found === undefined ? judged(request, reply, body) : sendAnswer(reply, found)
+    return kept instanceof Promise ? kept.then(answer) : answer(kept)
+  }
+
+  function judged (request: FastifyRequest, reply: FastifyReply, body: unknown): Answered {
+    if (staleActs.has(request)) return refuseStale(address, door, request, reply)
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
     if (guard === undefined) return run(request, reply, body, undefined)
-    const passage = guard.pass(request.headers, bodies.get(request), entry?.via ?? 'http')
+    const passage = guard.pass(request.headers, bodies.get(request), door.entryOf(request)?.via ?? 'http')
     return passage instanceof Promise ? passage.then((given) => pass(request, reply, body, given)) : pass(request, reply, body, passage)
   }
 }

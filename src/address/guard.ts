@@ -28,6 +28,12 @@ export interface Guard {
   /** Whether the guard will read this request's body bytes, so that the parser keeps them. */
   wants (headers: Readonly<Record<string, unknown>>): boolean
   pass (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Passage | Promise<Passage>
+  /**
+   * The answer kept for a request whose key and bytes an act already ran with: given again before
+   * the form (or If-Match) judges them, since those bytes were accepted once, whatever the form
+   * has become. Undefined for anything else, which goes through the pipeline as ever.
+   */
+  kept (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Answer | undefined | Promise<Answer | undefined>
 }
 
 /**

@@ -4,10 +4,10 @@
 // answers a retry with the same bytes from what it kept. The entry installs it as the core's guard.
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { UNKEPT, type Guard, type Passage } from '../address/guard.ts'
+import { UNKEPT, type Answer, type Guard, type Passage } from '../address/guard.ts'
 import type { ShareSettings } from '../address/share.ts'
 import { keyOf, MALFORMED } from './key.ts'
-import { LocalKeys, type Claim, type IdempotencySettings, type Keys } from './keys.ts'
+import { LocalKeys, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
 import { SharedKeys } from './shared.ts'
 
 export const HEADER = 'idempotency-key'
@@ -39,20 +39,36 @@ export function installIdempotency (settings: IdempotencySettings | undefined, p
 export const KEPT_BYTES = 1_048_576
 
 function guard (keys: Keys): Guard {
+  /** The key and fingerprint a request names, MALFORMED, or undefined without a key. */
+  const named = (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: string): { key: string, fingerprint: string } | typeof MALFORMED | undefined => {
+    const key = keyOf(headers[HEADER] as string | string[] | undefined)
+    if (key === undefined) return undefined
+    // no bytes kept (no parser read the body) leave nothing for the key to name
+    if (key === MALFORMED || bytes === undefined) return MALFORMED
+    // A call and a POST keep their answers apart under one key.
+    return { key: `${via}:${key}`, fingerprint: createHash('sha256').update(bytes).digest('base64url') }
+  }
   return {
     wants: (headers) => headers[HEADER] !== undefined,
     pass (headers, bytes, via) {
-      const key = keyOf(headers[HEADER] as string | string[] | undefined)
-      if (key === undefined) return undefined
-      // no bytes kept (no parser read the body) leave nothing for the key to name
-      if (key === MALFORMED || bytes === undefined) return MALFORMED_KEY
-      const fingerprint = createHash('sha256').update(bytes).digest('base64url')
-      // A call and a POST answer in two shapes: each keeps its own under the key.
-      const claim = keys.claim(`${via}:${key}`, fingerprint)
+      const name = named(headers, bytes, via)
+      if (name === undefined) return undefined
+      if (name === MALFORMED) return MALFORMED_KEY
+      const claim = keys.claim(name.key, name.fingerprint)
       return claim instanceof Promise ? claim.then(passage) : passage(claim)
+    },
+    kept (headers, bytes, via) {
+      const name = named(headers, bytes, via)
+      if (name === undefined || name === MALFORMED) return undefined
+      const kept = keys.kept(name.key, name.fingerprint)
+      return kept instanceof Promise ? kept.then(replayed) : replayed(kept)
     }
   }
 }
+
+/** A kept answer as a retry gets it: marked replayed. */
+const replay = (kept: Kept): Answer => ({ ...kept, headers: { ...kept.headers, [REPLAYED]: 'true' } })
+const replayed = (kept: Kept | undefined): Answer | undefined => kept === undefined ? undefined : replay(kept)
 
 function passage (claim: Claim): Passage {
   switch (claim.kind) {
@@ -60,7 +76,7 @@ function passage (claim: Claim): Passage {
       const { ticket } = claim
       return { ticket: { done: (answer) => { ticket.done(Buffer.byteLength(answer.body) > KEPT_BYTES ? UNKEPT : answer) }, free: () => { ticket.free() } } }
     }
-    case 'done': return { answer: { ...claim.kept, headers: { ...claim.kept.headers, [REPLAYED]: 'true' } } }
+    case 'done': return { answer: replay(claim.kept) }
     case 'mismatch': return MISMATCH
     case 'running': return bare(409, 'the act under the idempotency key is still running', { 'retry-after': String(claim.retryAfter) })
     default: return bare(503, claim.kind === 'full' ? 'maxKeys idempotency keys are held' : 'the idempotency keys\' store is away', { 'retry-after': String(claim.retryAfter) })

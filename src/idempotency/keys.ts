@@ -20,6 +20,8 @@ export type Claim =
 /** Where an address's keys live: in this process, or shared through Redis. */
 export interface Keys {
   claim (key: string, fingerprint: string): Claim | Promise<Claim>
+  /** The answer kept for `key` where these bytes were its act's; undefined otherwise (or where the store cannot be read). */
+  kept (key: string, fingerprint: string): Kept | undefined | Promise<Kept | undefined>
   close (): Promise<void>
 }
 
@@ -87,6 +89,12 @@ export class LocalKeys implements Keys {
         }
       }
     }
+  }
+
+  kept (key: string, fingerprint: string): Kept | undefined {
+    this.#expire()
+    const entry = this.#entries.get(key)
+    return entry?.fingerprint === fingerprint ? entry.kept : undefined
   }
 
   async close (): Promise<void> {

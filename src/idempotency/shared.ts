@@ -46,6 +46,9 @@ return 1`
 const FREE = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`
 
+// KEYS: the key's hash. Answers its fingerprint and kept answer (either nil).
+const READ = 'return redis.call(\'HMGET\', KEYS[1], \'fingerprint\', \'answer\')'
+
 /** Seconds to wait before asking again while Redis is away. */
 const AWAY_RETRY = 1
 
@@ -81,6 +84,17 @@ export class SharedKeys implements Keys {
     if (kind === 'running') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
     if (kind === 'done') return { kind, kept: keptOf(String(value)) }
     return { kind: 'claimed', ticket: this.#ticket(id, owner) }
+  }
+
+  async kept (key: string, fingerprint: string): Promise<Kept | undefined> {
+    let stored: unknown
+    try {
+      stored = await this.#redis.eval(READ, 1, this.#prefix + key)
+    } catch {
+      return undefined // the claim that follows answers for a store that is away
+    }
+    const [storedFingerprint, answer] = stored as [string | null, string | null]
+    return storedFingerprint === fingerprint && typeof answer === 'string' ? keptOf(answer) : undefined
   }
 
   /** The claim's owner: its lease renewed every third of it until the act is answered. */

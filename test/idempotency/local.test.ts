@@ -4,7 +4,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
-import gpt, { GPT_ERR_OPTION_INVALID, type GptOptions } from '../../src/index.ts'
+import gpt, { GPT_ERR_OPTION_INVALID, type GptAddress, type GptOptions } from '../../src/index.ts'
 import { host, noteForm, registrationError } from '../helpers/host.ts'
 import { slowHost } from '../helpers/jobs.ts'
 
@@ -84,6 +84,25 @@ describe('an address with idempotency', () => {
     }
     assert.equal((await post(app, '{"note":"a"}', KEY)).statusCode, 200)
     assert.equal(runs(), 1)
+    await app.close()
+  })
+
+  it('gives a retry its kept answer whatever the form has become: update() narrowed it, or changed its entity tag', async () => {
+    let address: GptAddress | undefined
+    const { app, runs } = await counting({ ifMatch: true, onAddress: (made: GptAddress) => { address = made } })
+    const arrival = (await app.inject('/')).headers.etag as string
+    const first = await post(app, '{"note":"a long note"}', { ...KEY, 'if-match': arrival })
+    assert.equal(first.statusCode, 200)
+    address!.update({ form: { ...noteForm, properties: { ...noteForm.properties, note: { type: 'string', maxLength: 5 } } } })
+    const again = await post(app, '{"note":"a long note"}', { ...KEY, 'if-match': arrival })
+    assert.deepEqual([again.statusCode, again.body, again.headers['idempotent-replayed']], [200, first.body, 'true'], 'not the bare 204, nor a 412: those bytes were accepted once')
+    assert.equal(runs(), 1)
+    // anything else is judged as ever: by the form now, by its tag now
+    assert.equal((await post(app, '{"note":"other long"}', KEY)).statusCode, 204)
+    assert.equal((await post(app, '{"note":"abc"}', { 'idempotency-key': '"fresh"', 'if-match': arrival })).statusCode, 412)
+    assert.equal((await post(app, '{"note":"abc"}', { 'idempotency-key': '"fresh"', 'if-match': address!.etag })).statusCode, 200)
+    assert.equal((await post(app, '{"note":"abcdef"}', { 'idempotency-key': '"fresh-2"' })).statusCode, 204, 'a refused body under a fresh key')
+    assert.equal(runs(), 2)
     await app.close()
   })
 

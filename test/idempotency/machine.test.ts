@@ -11,6 +11,7 @@ import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 type Move =
   | { readonly kind: 'claim', readonly key: string, readonly fingerprint: string }
+  | { readonly kind: 'look', readonly key: string, readonly fingerprint: string }
   | { readonly kind: 'done' | 'free', readonly ticket: number }
   | { readonly kind: 'wait', readonly ms: number }
 
@@ -32,10 +33,18 @@ class Model {
     if (entry.fingerprint !== fingerprint) return 'mismatch'
     return entry.kept === undefined ? 'running' : 'done'
   }
+
+  /** The answer a retry is given before its body is judged: kept for these very bytes, else none. */
+  look (key: string, fingerprint: string): Kept | undefined {
+    for (const [name, entry] of this.held) if (entry.expires <= this.now) this.held.delete(name)
+    const entry = this.held.get(key)
+    return entry?.fingerprint === fingerprint ? entry.kept : undefined
+  }
 }
 
 const moves = (waits: boolean): fc.Arbitrary<Move[]> => fc.array(fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('claim' as const), key: fc.constantFrom('a', 'b', 'c'), fingerprint: fc.constantFrom('x', 'y') }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('look' as const), key: fc.constantFrom('a', 'b', 'c'), fingerprint: fc.constantFrom('x', 'y') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('done' as const, 'free' as const), ticket: fc.nat(5) }) },
   ...(waits ? [{ weight: 1, arbitrary: fc.record({ kind: fc.constant('wait' as const), ms: fc.constantFrom(10, 60, 200) }) }] : [])
 ), { maxLength: 40 })
@@ -48,6 +57,8 @@ async function play (keys: Keys, model: Model, run: Move[], prefix: string, wait
     if (move.kind === 'wait') {
       wait(move.ms)
       model.now += move.ms
+    } else if (move.kind === 'look') {
+      assert.deepEqual(await keys.kept(prefix + move.key, move.fingerprint), model.look(prefix + move.key, move.fingerprint), JSON.stringify({ move, run }))
     } else if (move.kind === 'claim') {
       const expected = model.claim(prefix + move.key, move.fingerprint)
       const claim = await keys.claim(prefix + move.key, move.fingerprint)
