@@ -14,7 +14,7 @@ import type { Settings } from './options.ts'
 import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, refusedBy, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
-import { UNKEPT, wasUnrun, type Answer, type Passage, type Ticket } from './guard.ts'
+import { UNKEPT, wasUnrun, type Answer, type Given, type Passage, type Ticket } from './guard.ts'
 import type { Door } from './door.ts'
 
 declare module 'fastify' {
@@ -223,7 +223,11 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     // The same key and the same bytes were accepted once: their kept answer, whatever the form
     // (or its entity tag) has become since. Anything else is judged as ever.
     const kept = guard.kept(request.headers, bodies.get(request), entry?.via ?? 'http')
-    const answer = (found: Answer | undefined): Answered => found === undefined ? judged(request, reply, body) : sendAnswer(reply, found)
+    const answer = (found: Given | undefined): Answered => {
+      if (found === undefined) return judged(request, reply, body)
+      refusedBy(found, request, source(request))
+      return sendAnswer(reply, found.answer)
+    }
     return kept instanceof Promise ? kept.then(answer) : answer(kept)
   }
 

@@ -22,7 +22,10 @@ export interface Ticket {
  * The guard's word on one accepted act: run it as ever (undefined), answer this instead (`refused`:
  * why, for operators, where the act is refused rather than answered), or run it and tell the ticket.
  */
-export type Passage = undefined | { readonly answer: Answer, readonly refused?: string } | { readonly ticket: Ticket }
+export type Passage = undefined | Given | { readonly ticket: Ticket }
+
+/** An answer in the act's stead: `refused` says why, for operators, where the act is refused rather than answered. */
+export interface Given { readonly answer: Answer, readonly refused?: string }
 
 export interface Guard {
   /** Whether the guard will read this request's body bytes, so that the parser keeps them. */
@@ -31,9 +34,10 @@ export interface Guard {
   /**
    * The answer kept for a request whose key and bytes an act already ran with: given again before
    * the form (or If-Match) judges them, since those bytes were accepted once, whatever the form
-   * has become. Undefined for anything else, which goes through the pipeline as ever.
+   * has become (or a refusal, where the keys cannot be read in time). Undefined for anything else,
+   * which goes through the pipeline as ever.
    */
-  kept (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Answer | undefined | Promise<Answer | undefined>
+  kept (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Given | undefined | Promise<Given | undefined>
 }
 
 /**

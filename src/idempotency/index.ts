@@ -4,7 +4,7 @@
 // answers a retry with the same bytes from what it kept. The entry installs it as the core's guard.
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { UNKEPT, type Answer, type Guard, type Passage } from '../address/guard.ts'
+import { UNKEPT, type Answer, type Given, type Guard, type Passage } from '../address/guard.ts'
 import type { ShareSettings } from '../address/share.ts'
 import { keyOf, MALFORMED } from './key.ts'
 import { LocalKeys, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
@@ -14,12 +14,13 @@ export const HEADER = 'idempotency-key'
 /** The header field of a kept answer sent again (as the payment APIs that made the header common name it). */
 export const REPLAYED = 'idempotent-replayed'
 
-const bare = (status: number, refused: string, headers: Record<string, string> = {}): Passage =>
+const bare = (status: number, refused: string, headers: Record<string, string> = {}): Given =>
   ({ answer: Object.freeze({ status, headers: Object.freeze(headers), body: '' }), refused })
 // draft-ietf-httpapi-idempotency-key-header §2.7: a malformed key is 400, a key reused with
 // another body 422, a key whose first request is still being answered 409.
 const MALFORMED_KEY = bare(400, 'the idempotency key is malformed')
 const MISMATCH = bare(422, 'the idempotency key was used with other bytes')
+const AWAY = bare(503, 'the idempotency keys\' store is away', { 'retry-after': '1' })
 
 /** What the entry wires: the guard, and how to let go of its keys when the host closes. */
 export interface Installed {
@@ -68,7 +69,8 @@ function guard (keys: Keys): Guard {
 
 /** A kept answer as a retry gets it: marked replayed. */
 const replay = (kept: Kept): Answer => ({ ...kept, headers: { ...kept.headers, [REPLAYED]: 'true' } })
-const replayed = (kept: Kept | undefined): Answer | undefined => kept === undefined ? undefined : replay(kept)
+const replayed = (kept: Kept | 'away' | undefined): Given | undefined =>
+  kept === undefined ? undefined : kept === 'away' ? AWAY : { answer: replay(kept) }
 
 function passage (claim: Claim): Passage {
   switch (claim.kind) {

@@ -20,8 +20,8 @@ export type Claim =
 /** Where an address's keys live: in this process, or shared through Redis. */
 export interface Keys {
   claim (key: string, fingerprint: string): Claim | Promise<Claim>
-  /** The answer kept for `key` where these bytes were its act's; undefined otherwise (or where the store cannot be read). */
-  kept (key: string, fingerprint: string): Kept | undefined | Promise<Kept | undefined>
+  /** The answer kept for `key` where these bytes were its act's; undefined otherwise; 'away' where the store cannot be read in time. */
+  kept (key: string, fingerprint: string): Kept | 'away' | undefined | Promise<Kept | 'away' | undefined>
   close (): Promise<void>
 }
 

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { SharedRedis } from '../address/share.ts'
 import { UNKEPT as LOST, type Ticket } from '../address/guard.ts'
+import { LATE, within } from '../address/settle.ts'
 import { RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
 
 // Redis's clock, so that every instance reads a lease by one clock.
@@ -52,6 +53,25 @@ const READ = 'return redis.call(\'HMGET\', KEYS[1], \'fingerprint\', \'answer\')
 /** Seconds to wait before asking again while Redis is away. */
 const AWAY_RETRY = 1
 
+/**
+ * Milliseconds the act's path waits on one Redis call about a key (docs/idempotency.md): a Redis
+ * that is frozen, or a client that queues commands while it reconnects, is away past it, so a
+ * keyed act is answered 503 within 2 s, twice this at most.
+ */
+export const REDIS_DEADLINE = 900
+
+const AWAY = Symbol('away')
+
+/** A Redis call's answer, or AWAY where it failed or took longer than REDIS_DEADLINE. */
+async function ask (call: Promise<unknown>): Promise<unknown> {
+  try {
+    const answer = await within(call, REDIS_DEADLINE)
+    return answer === LATE ? AWAY : answer
+  } catch {
+    return AWAY
+  }
+}
+
 export class SharedKeys implements Keys {
   readonly #redis: SharedRedis
   readonly #prefix: string
@@ -73,12 +93,10 @@ export class SharedKeys implements Keys {
     const id = this.#prefix + key
     const owner = randomUUID()
     const { keep, lease } = this.#settings
-    let reply: unknown
-    try {
-      reply = await this.#redis.eval(CLAIM, 1, id, fingerprint, owner, lease, keep, this.#lost)
-    } catch {
-      return { kind: 'away', retryAfter: AWAY_RETRY }
-    }
+    // A claim that lands after the deadline has no process to renew it: its lease lapses, and it
+    // reads as the LOST answer, so the act is never run for it.
+    const reply = await ask(this.#redis.eval(CLAIM, 1, id, fingerprint, owner, lease, keep, this.#lost))
+    if (reply === AWAY) return { kind: 'away', retryAfter: AWAY_RETRY }
     const [kind, value] = reply as [string, string | number | undefined]
     if (kind === 'mismatch') return { kind }
     if (kind === 'running') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
@@ -86,13 +104,9 @@ export class SharedKeys implements Keys {
     return { kind: 'claimed', ticket: this.#ticket(id, owner) }
   }
 
-  async kept (key: string, fingerprint: string): Promise<Kept | undefined> {
-    let stored: unknown
-    try {
-      stored = await this.#redis.eval(READ, 1, this.#prefix + key)
-    } catch {
-      return undefined // the claim that follows answers for a store that is away
-    }
+  async kept (key: string, fingerprint: string): Promise<Kept | 'away' | undefined> {
+    const stored = await ask(this.#redis.eval(READ, 1, this.#prefix + key))
+    if (stored === AWAY) return 'away'
     const [storedFingerprint, answer] = stored as [string | null, string | null]
     return storedFingerprint === fingerprint && typeof answer === 'string' ? keptOf(answer) : undefined
   }

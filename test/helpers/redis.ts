@@ -39,6 +39,10 @@ export interface RedisServer {
   kill: () => Promise<void>
   /** Starts it again on the same port, empty, and waits until it answers. */
   restart: () => Promise<void>
+  /** Stops the server in its tracks (SIGSTOP): its connections stay open and nothing answers. */
+  freeze: () => void
+  /** Lets a frozen server go on (SIGCONT). */
+  thaw: () => void
   /** Disconnects every client it made, then ends the server. */
   stop: () => Promise<void>
 }
@@ -57,6 +61,8 @@ export async function redisServer (): Promise<RedisServer> {
       return redis
     },
     kill: () => stopRedis(server),
+    freeze: () => { server.kill('SIGSTOP') },
+    thaw: () => { server.kill('SIGCONT') },
     restart: async () => {
       await stopRedis(server)
       server = startRedis(port)
@@ -64,6 +70,7 @@ export async function redisServer (): Promise<RedisServer> {
     },
     stop: async () => {
       for (const client of clients) client.disconnect()
+      server.kill('SIGCONT') // a frozen server ends too
       await stopRedis(server)
     }
   }
