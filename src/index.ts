@@ -46,7 +46,10 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const door = new Door()
   const installed = await installJobs(instance, settings, background, door)
   const idempotency = installIdempotency(keys, path, settings.share, instance.log)
-  if (idempotency !== undefined) instance.addHook('onClose', idempotency.close)
+  if (idempotency !== undefined) {
+    await idempotency.start()
+    instance.addHook('onClose', idempotency.close)
+  }
   const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
   installAct(instance, address, core, door)
   enter(instance.server, { address, settings: core, door, background: installed.background })

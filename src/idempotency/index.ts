@@ -25,6 +25,8 @@ const AWAY = bare(503, 'the idempotency keys\' store is away', { 'retry-after': 
 /** What the entry wires: the guard, and how to let go of its keys when the host closes. */
 export interface Installed {
   readonly guard: Guard
+  /** Before the host serves: with `share`, marks the store as holding the keys from now on. */
+  readonly start: () => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -33,7 +35,7 @@ export function installIdempotency (settings: IdempotencySettings | undefined, p
   if (settings === undefined) return undefined
   const warn = (message: string): void => { log.warn({ address: path }, message) }
   const keys: Keys = share === undefined ? new LocalKeys(settings) : new SharedKeys(share.redis, `${share.key}:idempotency:`, settings, warn)
-  return { guard: guard(keys), close: () => keys.close() }
+  return { guard: guard(keys), start: async () => { await keys.start?.() }, close: () => keys.close() }
 }
 
 /** The most bytes of an answer kept: as many as a shared job's result. */

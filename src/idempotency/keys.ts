@@ -22,6 +22,8 @@ export interface Keys {
   claim (key: string, fingerprint: string): Claim | Promise<Claim>
   /** The answer kept for `key` where these bytes were its act's; undefined otherwise; 'away' where the store cannot be read in time. */
   kept (key: string, fingerprint: string): Kept | 'away' | undefined | Promise<Kept | 'away' | undefined>
+  /** Before the first claim (shared keys: the store's epoch). */
+  start? (): Promise<void>
   close (): Promise<void>
 }
 

@@ -13,12 +13,22 @@ import { RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Ke
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
-// KEYS: the key's hash. ARGV: fingerprint, owner, lease, keep, the lost answer. Answers
-// {'claimed'}, {'mismatch'}, {'done', answer}, {'running', ms left of the lease}.
+// KEYS: the key's hash, the store's epoch. ARGV: fingerprint, owner, lease, keep, the lost answer.
+// Answers {'claimed'}, {'mismatch'}, {'done', answer}, {'running', ms left of the lease}, or
+// {'away', ms}: the epoch is gone, so Redis lost its keys while instances ran (a restart without
+// persistence, FLUSHALL, a failover): for one lease no key is claimed anew, while each running act
+// writes its claim back as it renews it, and a retry of one is never taken for a new key.
 const CLAIM = `${NOW}
-local key, fingerprint, owner, lease, keep, lost = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local key, epoch, fingerprint, owner, lease, keep, lost = KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local grace = redis.call('GET', epoch)
+if not grace then
+  grace = now + lease
+  redis.call('SET', epoch, grace)
+end
 local stored = redis.call('HMGET', key, 'fingerprint', 'answer', 'until')
 if not stored[1] then
+  local left = tonumber(grace) - now
+  if left > 0 then return {'away', left} end
   redis.call('HSET', key, 'fingerprint', fingerprint, 'owner', owner, 'until', now + lease)
   redis.call('PEXPIRE', key, keep + lease)
   return {'claimed'}
@@ -32,20 +42,29 @@ redis.call('HDEL', key, 'owner')
 redis.call('PEXPIRE', key, keep)
 return {'done', lost}`
 
-// KEYS: the key's hash. ARGV: owner, and a lease and the hash's time to live (renew), or an
-// answer and keep, or nothing (free). Only the claim's owner may, and only while its act runs.
+// KEYS: the key's hash. ARGV: owner, fingerprint, then a lease and the hash's time to live (renew)
+// or an answer and keep (answer), or nothing (free). Only the claim's owner may, and only while its
+// act runs; a claim Redis lost (the hash gone) is written back by its owner, never left for another.
 const RENEW = `${NOW}
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'until', now + tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+local owner = redis.call('HGET', KEYS[1], 'owner')
+if owner and owner ~= ARGV[1] then return 0 end
+if not owner and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'owner', ARGV[1], 'until', now + tonumber(ARGV[3]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1`
-const ANSWER = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+const ANSWER = `local owner = redis.call('HGET', KEYS[1], 'owner')
+if owner and owner ~= ARGV[1] then return 0 end
+if not owner and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'answer', ARGV[3])
 redis.call('HDEL', KEYS[1], 'owner')
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[3]))
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1`
 const FREE = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`
+// KEYS: the store's epoch, set where there is none when an instance starts (a store new to its
+// keys, not one that lost them).
+const EPOCH = `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', KEYS[1], 0) end
+return 1`
 
 // KEYS: the key's hash. Answers its fingerprint and kept answer (either nil).
 const READ = 'return redis.call(\'HMGET\', KEYS[1], \'fingerprint\', \'answer\')'
@@ -78,6 +97,8 @@ export class SharedKeys implements Keys {
   readonly #settings: IdempotencySettings
   readonly #warn: (message: string) => void
   readonly #lost: string
+  /** The key whose absence tells that Redis lost the keys while instances ran. */
+  readonly #epoch: string
   /** Leases renewed while their acts run, each stopped when its act is answered. */
   readonly #renewing = new Set<ReturnType<typeof setInterval>>()
 
@@ -87,6 +108,7 @@ export class SharedKeys implements Keys {
     this.#settings = settings
     this.#warn = warn
     this.#lost = JSON.stringify(LOST)
+    this.#epoch = `${prefix}epoch`
   }
 
   async claim (key: string, fingerprint: string): Promise<Claim> {
@@ -95,13 +117,28 @@ export class SharedKeys implements Keys {
     const { keep, lease } = this.#settings
     // A claim that lands after the deadline has no process to renew it: its lease lapses, and it
     // reads as the LOST answer, so the act is never run for it.
-    const reply = await ask(this.#redis.eval(CLAIM, 1, id, fingerprint, owner, lease, keep, this.#lost))
+    const reply = await ask(this.#redis.eval(CLAIM, 2, id, this.#epoch, fingerprint, owner, lease, keep, this.#lost))
     if (reply === AWAY) return { kind: 'away', retryAfter: AWAY_RETRY }
     const [kind, value] = reply as [string, string | number | undefined]
     if (kind === 'mismatch') return { kind }
-    if (kind === 'running') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
+    if (kind === 'running' || kind === 'away') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
     if (kind === 'done') return { kind, kept: keptOf(String(value)) }
-    return { kind: 'claimed', ticket: this.#ticket(id, owner) }
+    return { kind: 'claimed', ticket: this.#ticket(id, owner, fingerprint) }
+  }
+
+  /**
+   * Marks the store as holding this address's keys from now on, where nothing does yet; warns
+   * where Redis's memory policy may evict them (a kept answer evicted runs its act again).
+   */
+  async start (): Promise<void> {
+    await ask(this.#redis.eval(EPOCH, 1, this.#epoch))
+    const call = (this.#redis as { call?: (...args: string[]) => Promise<unknown> }).call
+    if (typeof call !== 'function') return
+    const policy = await ask(call.call(this.#redis, 'CONFIG', 'GET', 'maxmemory-policy')) // a managed Redis may refuse CONFIG: then nothing is said
+    const named = Array.isArray(policy) ? policy[1] : undefined
+    if (typeof named === 'string' && named !== 'noeviction') {
+      this.#warn(`gpt: Redis's maxmemory-policy is ${named}: it may evict idempotency keys, and an act whose key was evicted runs again on a retry; use noeviction (docs/idempotency.md)`)
+    }
   }
 
   async kept (key: string, fingerprint: string): Promise<Kept | 'away' | undefined> {
@@ -111,10 +148,10 @@ export class SharedKeys implements Keys {
     return storedFingerprint === fingerprint && typeof answer === 'string' ? keptOf(answer) : undefined
   }
 
-  /** The claim's owner: its lease renewed every third of it until the act is answered. */
-  #ticket (id: string, owner: string): Ticket {
+  /** The claim's owner: its lease renewed (its claim written back, were it lost) every third of it until the act is answered. */
+  #ticket (id: string, owner: string, fingerprint: string): Ticket {
     const { keep, lease } = this.#settings
-    const renew = setInterval(() => { this.#redis.eval(RENEW, 1, id, owner, lease, keep + lease).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
+    const renew = setInterval(() => { this.#redis.eval(RENEW, 1, id, owner, fingerprint, lease, keep + lease).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
     renew.unref()
     this.#renewing.add(renew)
     let told = false
@@ -128,7 +165,7 @@ export class SharedKeys implements Keys {
       }, () => { this.#warn('gpt: an idempotency key\'s answer was not stored: Redis is away; retries get 500 once its lease lapses') })
     }
     return {
-      done: (kept) => { end(ANSWER, JSON.stringify(kept), keep) },
+      done: (kept) => { end(ANSWER, fingerprint, JSON.stringify(kept), keep) },
       free: () => { end(FREE) }
     }
   }

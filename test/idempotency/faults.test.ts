@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import gpt from '../../src/index.ts'
 import { REDIS_DEADLINE } from '../../src/idempotency/shared.ts'
 import { noteForm } from '../helpers/host.ts'
@@ -14,15 +14,20 @@ let redis: RedisServer
 before(async () => { redis = await redisServer() })
 after(async () => { await redis.stop() })
 
-async function keyed (): Promise<{ app: FastifyInstance, runs: () => number }> {
+async function keyed (actMs = 0, lease = 10_000): Promise<{ app: FastifyInstance, runs: () => number }> {
   let runs = 0
   const app = Fastify()
-  await app.register(gpt, { form: noteForm, rateLimit: false, idempotency: true, share: { redis: redis.client(), key: `faults:${Math.random()}` }, act: () => ({ run: ++runs }) })
+  const act = async (): Promise<{ run: number }> => {
+    const run = ++runs
+    if (actMs > 0) await sleep(actMs)
+    return { run }
+  }
+  await app.register(gpt, { form: noteForm, rateLimit: false, idempotency: { lease }, share: { redis: redis.client(), key: `faults:${Math.random()}` }, act })
   await app.ready()
   return { app, runs: () => runs }
 }
 
-const post = (app: FastifyInstance, key: string, note = 'a'): ReturnType<FastifyInstance['inject']> =>
+const post = (app: FastifyInstance, key: string, note = 'a'): Promise<LightMyRequestResponse> =>
   app.inject({ method: 'POST', url: '/', payload: JSON.stringify({ note }), headers: { 'content-type': 'application/json', 'idempotency-key': `"${key}"` } })
 
 describe('a keyed act while Redis is frozen', () => {
@@ -50,6 +55,79 @@ describe('a keyed act while Redis is frozen', () => {
     } finally {
       redis.thaw()
       await app.close()
+    }
+  })
+})
+
+describe('a keyed act whose claim Redis loses while it runs', () => {
+  // Retries of the key while the act runs: each must be 409 or 503, never a second act.
+  async function retriesDuring (app: FastifyInstance, first: Promise<LightMyRequestResponse>): Promise<number[]> {
+    const statuses: number[] = []
+    const state = { done: false }
+    first.then(() => { state.done = true }, () => { state.done = true })
+    while (!state.done) {
+      statuses.push((await post(app, 'lost')).statusCode)
+      await sleep(50)
+    }
+    return statuses
+  }
+
+  it('FLUSHALL mid-act: no retry is taken for a new key, the act runs once, and its answer is kept', async () => {
+    const { app, runs } = await keyed(1500, 600)
+    const admin = redis.client()
+    try {
+      const first = post(app, 'lost')
+      await sleep(300)
+      await admin.flushall()
+      const during = await retriesDuring(app, first)
+      assert.equal((await first).statusCode, 200)
+      assert.ok(during.length > 5 && during.every((status) => status === 409 || status === 503), JSON.stringify(during))
+      assert.ok(during.includes(409), 'the running act wrote its claim back')
+      assert.equal(runs(), 1)
+      const again = await post(app, 'lost')
+      assert.deepEqual([again.statusCode, again.headers['idempotent-replayed'], again.body], [200, 'true', (await first).body])
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('redis-server killed mid-act and restarted empty: the same', async () => {
+    const { app, runs } = await keyed(2500, 600)
+    try {
+      const first = post(app, 'lost')
+      await sleep(300)
+      await redis.restart()
+      const during = await retriesDuring(app, first)
+      assert.equal((await first).statusCode, 200)
+      assert.ok(during.every((status) => status === 409 || status === 503), JSON.stringify(during))
+      assert.equal(runs(), 1)
+      const again = await post(app, 'lost')
+      assert.deepEqual([again.statusCode, again.body], [200, (await first).body], 'its answer kept after the restart')
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('Redis\'s memory policy', () => {
+  it('warns at start where it may evict the keys, and says nothing under noeviction', async () => {
+    const admin = redis.client()
+    const warnings = async (): Promise<string[]> => {
+      const lines: string[] = []
+      const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { lines.push(JSON.parse(line).msg as string) } } } })
+      await app.register(gpt, { form: noteForm, rateLimit: false, idempotency: true, share: { redis: redis.client(), key: `policy:${Math.random()}` }, act: () => null })
+      await app.ready()
+      await app.close()
+      return lines.filter((line) => line.includes('maxmemory-policy'))
+    }
+    assert.deepEqual(await warnings(), [])
+    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru')
+    try {
+      const said = await warnings()
+      assert.equal(said.length, 1)
+      assert.match(said[0] as string, /maxmemory-policy is allkeys-lru: it may evict idempotency keys/)
+    } finally {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction')
     }
   })
 })

@@ -108,6 +108,7 @@ describe('the keys\' state machine against a model', () => {
     it('claim, keep, replay, conflict and free, each one atomic step of a script', async () => {
       const client = await ready()
       const keys = new SharedKeys(client, 'machine:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
+      await keys.start() // a store new to these keys, as an instance marks it when it starts
       let round = 0
       await fc.assert(fc.asyncProperty(moves(false), async (run) => {
         // keys of their own each run; Redis holds any number, so the model never fills
@@ -119,6 +120,7 @@ describe('the keys\' state machine against a model', () => {
     it('reads a claim whose lease lapsed (its process gone mid-act) as a bare 500, never free to run again', async () => {
       const warned: string[] = []
       const keys = new SharedKeys(await ready(), 'lapse:', { keep: 60_000, maxKeys: 1, lease: 60 }, (message) => warned.push(message))
+      await keys.start() // a store new to these keys, as an instance marks it when it starts
       const claimed = await keys.claim('k', 'x')
       assert.equal(claimed.kind, 'claimed')
       await keys.close() // its renewals stop, as when its process dies
@@ -135,6 +137,7 @@ describe('the keys\' state machine against a model', () => {
 
     it('renews a running act\'s lease, so a long act keeps its key', async () => {
       const keys = new SharedKeys(await ready(), 'renew:', { keep: 60_000, maxKeys: 1, lease: 60 }, () => {})
+      await keys.start() // a store new to these keys, as an instance marks it when it starts
       const claimed = await keys.claim('k', 'x')
       await new Promise((resolve) => setTimeout(resolve, 250))
       assert.equal((await keys.claim('k', 'x')).kind, 'running')
@@ -146,6 +149,7 @@ describe('the keys\' state machine against a model', () => {
     it('answers `away` while Redis is, and reads a stored answer it did not write as a bare 500', async () => {
       const client = await ready()
       const keys = new SharedKeys(client, 'odd:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
+      await keys.start() // a store new to these keys, as an instance marks it when it starts
       for (const odd of ['not json', '{"status":"200","headers":{},"body":""}', '{"status":200,"headers":[],"body":""}', '{"status":200,"headers":{"a":1},"body":""}']) {
         await client.hset('odd:k', 'fingerprint', 'x', 'answer', odd)
         assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } }, odd)
@@ -156,6 +160,7 @@ describe('the keys\' state machine against a model', () => {
       const warned: string[] = []
       const lost = await ready()
       const leaving = new SharedKeys(lost, 'gone:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, (message) => warned.push(message))
+      await leaving.start() // a store new to these keys, as an instance marks it when it starts
       const claimed = await leaving.claim('k', 'x')
       lost.disconnect()
       if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
