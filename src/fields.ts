@@ -41,3 +41,21 @@ export function matched (field: string, etag: string, weak: boolean): string | u
 export function namesExactly (field: string, etag: string): boolean {
   return field.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
 }
+
+/**
+ * The Vary a response sends when it negotiates on Accept (draft §3.3), given the one the host set
+ * (@fastify/cors's Origin, say): Accept added, never the host's replaced; undefined where it
+ * names Accept (or `*`) already.
+ */
+export function varyWithAccept (host: string | string[] | number | undefined): string | undefined {
+  if (host === undefined || host === '') return 'Accept'
+  const listed = Array.isArray(host) ? host.join(', ') : String(host)
+  const names = listed.split(',').map((name) => name.trim().toLowerCase())
+  return names.includes('accept') || names.includes('*') ? undefined : `${listed}, Accept`
+}
+
+/** Adds Accept to the Vary of a reply (a Fastify reply), never replacing the host's. */
+export function addVary (reply: { getHeader (name: string): string | string[] | number | undefined, header (name: string, value: string): unknown }): void {
+  const vary = varyWithAccept(reply.getHeader('vary'))
+  if (vary !== undefined) reply.header('vary', vary)
+}

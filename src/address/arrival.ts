@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import { CODING, FIELD_CONTENT, matched, strongTag, TOKEN } from '../fields.ts'
+import { addVary, CODING, FIELD_CONTENT, matched, strongTag, TOKEN } from '../fields.ts'
 import { customPolicy, renderPage } from '../page/html.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
@@ -165,20 +165,6 @@ function send (request: FastifyRequest, reply: FastifyReply, representation: Rep
     if (named !== undefined) return reply.code(304).header('etag', named === '*' ? representation.etag : named).send()
   }
   return reply.send(representation.body)
-}
-
-/**
- * Adds Accept to the Vary the host set (@fastify/cors's Origin, say), never replacing it: a
- * cache must keep apart what the host's headers and the Accept negotiation (draft §3.3) tell apart.
- */
-function addVary (reply: FastifyReply): void {
-  const host = reply.getHeader('vary')
-  if (host === undefined || host === '') {
-    reply.header('vary', 'Accept')
-    return
-  }
-  const names = (Array.isArray(host) ? host.join(',') : String(host)).split(',').map((name) => name.trim().toLowerCase())
-  if (!names.includes('accept') && !names.includes('*')) reply.header('vary', `${Array.isArray(host) ? host.join(', ') : String(host)}, Accept`)
 }
 
 /**

@@ -5,7 +5,7 @@ import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
 import type { ValidateFunction } from 'ajv/dist/2020.js'
 import { outsideProtocol, publishRefusal, readValue, Refused, refusedBody, type Source } from '../address/pipeline.ts'
-import { namesExactly } from '../fields.ts'
+import { addVary, namesExactly } from '../fields.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
 import type { JobEvent } from './job.ts'
@@ -98,7 +98,8 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     // option turns off; everything else gets the JSON.
     const page = settings.html !== false && prefersHtml(request)
     const etag = page ? `${arrival.etag.slice(0, -1)}-html"` : arrival.etag
-    reply.header('cache-control', 'private, no-cache').header('etag', etag).header('vary', 'Accept')
+    reply.header('cache-control', 'private, no-cache').header('etag', etag)
+    addVary(reply)
     if (!job.done) reply.header('retry-after', poll)
     const held = request.headers['if-none-match']
     if (held !== undefined && namesExactly(held, etag)) {
@@ -146,7 +147,8 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     if (job === undefined) return reply
     const framing = framingFor(request, background.poll)
     const cursor = cursorOf(request.query.after, request.headers['last-event-id'])
-    reply.header('cache-control', 'private, no-store').header('vary', 'Accept')
+    reply.header('cache-control', 'private, no-store')
+    addVary(reply)
     // Events are numbered by the job's version: none after the cursor once it is over, nothing can come.
     if (job.done && job.version <= cursor && framing.emptyIs204) return reply.code(204).send()
     reply.header('content-type', framing.type).header('x-accel-buffering', 'no')

@@ -19,6 +19,26 @@ async function withCors (hook?: 'onRequest' | 'preValidation' | 'preHandler'): P
 }
 
 describe('§3.3 the arrival beside @fastify/cors', () => {
+  it('a job address and its events keep the host\'s Vary: Origin beside Vary: Accept too', async () => {
+    const app = Fastify()
+    await app.register(cors, { origin: true })
+    let release = (): void => {}
+    await app.register(gpt, { prefix: '/slow', form: noteForm, rateLimit: false, background: { after: 1 }, act: () => new Promise((resolve) => { release = () => { resolve({ ok: true }) } }) })
+    await app.ready()
+    try {
+      const handed = await app.inject({ method: 'POST', url: '/slow', payload: '{"note":"a"}', headers: { 'content-type': 'application/json' } })
+      const href = (handed.json() as { href: string }).href
+      release()
+      for (const url of [href, `${href}/events`]) {
+        const response = await app.inject({ method: 'GET', url, headers: { origin: 'https://one.example' } })
+        const names = varyNames(response.headers.vary)
+        assert.ok(names.includes('origin') && names.includes('accept'), `${url}: ${String(response.headers.vary)}`)
+      }
+    } finally {
+      await app.close()
+    }
+  })
+
   for (const hook of ['onRequest', 'preValidation', 'preHandler'] as const) {
     it(`keeps the host's Vary: Origin beside Vary: Accept (cors hook ${hook}), for JSON and HTML alike`, async () => {
       const { app } = await withCors(hook)
