@@ -2,6 +2,9 @@
 // options and the job addresses each check or compare, in one leaf.
 import { createHash } from 'node:crypto'
 
+/** The request header field of an act's key (draft-ietf-httpapi-idempotency-key-header; docs/idempotency.md). */
+export const IDEMPOTENCY_KEY = 'idempotency-key'
+
 /** A field name (RFC 9110 §5.1: a token). */
 export const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** A field value as a host may write it: visible ASCII, spaces and tabs (RFC 9110 §5.5). */

@@ -1,5 +1,6 @@
 import type { FastifyContextConfig, FastifySchema } from 'fastify'
 import type { Settings } from './options.ts'
+import { IDEMPOTENCY_KEY } from '../fields.ts'
 
 /**
  * What @fastify/swagger shows of an address (docs/decisions.md, "OpenAPI"). The form is never
@@ -68,7 +69,7 @@ const act = (path: string, idempotent: boolean): object => ({
 const KEY_HEADER = {
   type: 'object',
   properties: {
-    'idempotency-key': {
+    [IDEMPOTENCY_KEY]: {
       type: 'string',
       description: 'draft-ietf-httpapi-idempotency-key-header: a key of 1 to 255 characters; an act carrying it runs once, and a retry with the same key and body bytes gets the first answer again, with Idempotent-Replayed: true'
     }

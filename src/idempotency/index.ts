@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { UNKEPT, type Answer, type Given, type Guard, type Passage } from '../address/guard.ts'
 import type { ShareSettings } from '../address/share.ts'
+import { IDEMPOTENCY_KEY } from '../fields.ts'
 import { keyOf, MALFORMED } from './key.ts'
 import { LocalKeys, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
 import { SharedKeys } from './shared.ts'
 
-export const HEADER = 'idempotency-key'
 /** The header field of a kept answer sent again (as the payment APIs that made the header common name it). */
 export const REPLAYED = 'idempotent-replayed'
 
@@ -44,7 +44,7 @@ export const KEPT_BYTES = 1_048_576
 function guard (keys: Keys): Guard {
   /** The key and fingerprint a request names, MALFORMED, or undefined without a key. */
   const named = (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: string): { key: string, fingerprint: string } | typeof MALFORMED | undefined => {
-    const key = keyOf(headers[HEADER] as string | string[] | undefined)
+    const key = keyOf(headers[IDEMPOTENCY_KEY] as string | string[] | undefined)
     if (key === undefined) return undefined
     // no bytes kept (no parser read the body) leave nothing for the key to name
     if (key === MALFORMED || bytes === undefined) return MALFORMED
@@ -52,7 +52,7 @@ function guard (keys: Keys): Guard {
     return { key: `${via}:${key}`, fingerprint: createHash('sha256').update(bytes).digest('base64url') }
   }
   return {
-    wants: (headers) => headers[HEADER] !== undefined,
+    wants: (headers) => headers[IDEMPOTENCY_KEY] !== undefined,
     pass (headers, bytes, via) {
       const name = named(headers, bytes, via)
       if (name === undefined) return undefined

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
 import { ENTRY_FIELD } from '../address/door.ts'
+import { IDEMPOTENCY_KEY } from '../fields.ts'
 import { Refused } from '../address/pipeline.ts'
 import { handleBody } from '../jobs/run.ts'
 import { route, urlOf, type Routed } from './enter.ts'
@@ -72,7 +73,7 @@ export async function callTool (host: FastifyInstance, call: Call, request: Fast
       'content-type': 'application/json',
       [ENTRY_FIELD]: token,
       'if-match': call.ifMatch,
-      'idempotency-key': call.idempotencyKey
+      [IDEMPOTENCY_KEY]: call.idempotencyKey
     }, payload)
   } finally {
     answered = door.close(token)
@@ -169,9 +170,6 @@ function jobResult (handle: ReturnType<typeof handleBody>): string {
   const link = { type: 'resource_link', uri: handle.href, name: 'job', mimeType: 'application/json', description: handle.p }
   return `{"content":[${JSON.stringify(link)},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`
 }
-
-/** The request header field a call's key may come in, when its `_meta` names none. */
-export const KEY_FIELD = 'idempotency-key'
 
 /** The key was used with other arguments: draft-ietf-httpapi-idempotency-key-header's 422, as a result. */
 export const MISMATCHED = fixed('This idempotency key was used with other arguments: call with a new key.')

@@ -4,6 +4,8 @@
 // host put on those routes judges the caller as it would judge that POST or GET.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import { ENTRY_FIELD } from '../address/door.ts'
+import { IDEMPOTENCY_KEY } from '../fields.ts'
 
 /** An answer of a route, as the bridge reads it. */
 export interface Routed {
@@ -15,13 +17,13 @@ export interface Routed {
 /**
  * The MCP request's fields a hook may judge by (Authorization, Cookie, Host, X-Forwarded-*, ...),
  * without those that describe its own message (its length, type, encoding), ask for another
- * representation (Accept, conditional and range fields) or name another act (Idempotency-Key,
- * If-Match: a call's come from its `_meta`).
+ * representation (Accept, conditional and range fields), name another act (Idempotency-Key,
+ * If-Match: a call's come from its `_meta`) or would pass for the door's token.
  */
 const NOT_FORWARDED = new Set([
   'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive',
   'upgrade', 'expect', 'te', 'trailer', 'accept', 'accept-encoding', 'if-match', 'if-none-match',
-  'if-modified-since', 'if-unmodified-since', 'if-range', 'range', 'idempotency-key', 'prefer'
+  'if-modified-since', 'if-unmodified-since', 'if-range', 'range', IDEMPOTENCY_KEY, 'prefer', ENTRY_FIELD
 ])
 
 function forwarded (request: FastifyRequest, extra: Readonly<Record<string, string | string[] | undefined>>): Record<string, string | string[]> {

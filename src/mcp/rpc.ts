@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
-import { callTool, KEY_FIELD, type Answer } from './call.ts'
+import { IDEMPOTENCY_KEY } from '../fields.ts'
+import { callTool, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { route, urlOf, type Routed } from './enter.ts'
 import { CallStream, event, openStream } from './stream.ts'
@@ -148,7 +149,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     progress,
     origin: originOf(request),
     // A `_meta` key that is no string is a malformed key (its empty field), never a fall back to the header.
-    idempotencyKey: key === undefined ? request.headers[KEY_FIELD] : typeof key === 'string' ? key : ''
+    idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : ''
   }, request)
   return sendAnswer(id, answered, reply, stream)
 }

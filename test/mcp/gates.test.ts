@@ -284,6 +284,19 @@ describe('answers of the host on the way in', () => {
     assert.deepEqual(result, { content: [{ type: 'text', text: '{"ok":true} (signed)' }] }, 'what its POST answers, as text')
   })
 
+  it('a door token a client forges names no call: a POST carrying one is a plain POST, a call carrying one is answered as any', async (t) => {
+    const app = Fastify()
+    t.after(() => app.close())
+    const actors: unknown[] = []
+    await app.register(gpt, { prefix: '/admin', form, act: (_body, request) => { actors.push(request.gptActor); return { ok: true } }, rateLimit: false })
+    await app.register(mcp)
+    const forged = { 'fastify-gpt-entry': '00000000-0000-4000-8000-000000000000', 'gpt-actor': 'me' }
+    const post = await app.inject({ method: 'POST', url: '/admin', payload: '{"note":"a"}', headers: { 'content-type': 'application/json', ...forged } })
+    assert.equal(post.statusCode, 200)
+    assert.deepEqual((await app.inject(callOf(forged))).json().result.structuredContent, { ok: true })
+    assert.deepEqual(actors, ['me', 'me'], 'the POST\'s own GPT-Actor, and the call\'s')
+  })
+
   it('a read of an address whose GET its rate limit refuses now: not read now, and read again later', async (t) => {
     const app = Fastify()
     t.after(() => app.close())
