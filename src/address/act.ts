@@ -14,7 +14,7 @@ import type { Settings } from './options.ts'
 import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, refusedBy, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
-import { UNKEPT, wasUnrun, type Answer, type Given, type Passage, type Ticket } from './guard.ts'
+import { holdTicket, UNKEPT, wasUnrun, type Answer, type Given, type Passage, type Ticket } from './guard.ts'
 import type { Door } from './door.ts'
 
 declare module 'fastify' {
@@ -197,6 +197,7 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     request.gptActor = typeof actor === 'string' ? actor : undefined
     request.log.info({ gptActor: request.gptActor }, 'gpt: act')
 
+    if (ticket !== undefined) holdTicket(request, ticket)
     const outcome = new Outcome(request, reply, path, actTimeout, ticket)
     const settled = invoke(() => act(body as never, request, reply), actTimeout, source(request))
     // A plain result answers at once, with no promise made for it.

@@ -14,6 +14,11 @@ export interface Answer {
 export interface Ticket {
   /** The act ran and this was its answer. */
   done (answer: Answer): void
+  /**
+   * The act's answer became another: a job's handle, once the job has ended, becomes the job's
+   * result, so that a retry is answered after the job is forgotten too.
+   */
+  amend (answer: Answer): void
   /** The act never ran (refused for maxJobs). */
   free (): void
 }
@@ -45,6 +50,17 @@ export interface Guard {
  * itself, or its answer was past what is kept. The act ran; a retry is told it failed.
  */
 export const UNKEPT: Answer = Object.freeze({ status: 500, headers: Object.freeze({}), body: '' })
+
+/** The ticket of a request whose act runs under a guard, for jobs to amend its answer. */
+const tickets = new WeakMap<object, Ticket>()
+
+export function holdTicket (request: object, ticket: Ticket): void {
+  tickets.set(request, ticket)
+}
+
+export function ticketOf (request: object): Ticket | undefined {
+  return tickets.get(request)
+}
 
 /** Requests whose act never ran though they were let through (maxJobs): their key is freed. */
 const unrun = new WeakSet<object>()

@@ -78,7 +78,23 @@ function passage (claim: Claim): Passage {
   switch (claim.kind) {
     case 'claimed': {
       const { ticket } = claim
-      return { ticket: { done: (answer) => { ticket.done(Buffer.byteLength(answer.body) > KEPT_BYTES ? UNKEPT : answer) }, free: () => { ticket.free() } } }
+      const bounded = (answer: Answer): Answer => Buffer.byteLength(answer.body) > KEPT_BYTES ? UNKEPT : answer
+      // An amend before the answer (a job that ended before its handle was sent) is what is kept.
+      let told = false
+      let amended: Answer | undefined
+      return {
+        ticket: {
+          done: (answer) => {
+            told = true
+            ticket.done(bounded(amended ?? answer))
+          },
+          amend: (answer) => {
+            if (told) ticket.amend(bounded(answer))
+            else amended = answer
+          },
+          free: () => { ticket.free() }
+        }
+      }
     }
     case 'done': return { answer: replay(claim.kept) }
     case 'mismatch': return MISMATCH

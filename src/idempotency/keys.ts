@@ -84,6 +84,9 @@ export class LocalKeys implements Keys {
           claimed.expires = this.#now() + this.#settings.keep
           this.#kept.set(key, claimed)
         },
+        amend: (kept) => {
+          if (claimed.kept !== undefined && this.#entries.get(key) === claimed) claimed.kept = kept
+        },
         free: () => {
           if (told) return
           told = true

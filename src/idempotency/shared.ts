@@ -59,6 +59,10 @@ redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'answer', ARGV[3])
 redis.call('HDEL', KEYS[1], 'owner')
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 return 1`
+// KEYS: the key's hash. ARGV: fingerprint, the answer that replaces the kept one (its time to live kept).
+const AMEND = `if redis.call('HGET', KEYS[1], 'fingerprint') ~= ARGV[1] or redis.call('HEXISTS', KEYS[1], 'answer') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+return 1`
 const FREE = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])`
 // KEYS: the store's epoch, set where there is none when an instance starts (a store new to its
@@ -166,6 +170,9 @@ export class SharedKeys implements Keys {
     }
     return {
       done: (kept) => { end(ANSWER, fingerprint, JSON.stringify(kept), keep) },
+      amend: (kept) => {
+        this.#redis.eval(AMEND, 1, id, fingerprint, JSON.stringify(kept)).catch(() => { this.#warn('gpt: an idempotency key\'s job result was not stored: Redis is away; retries get its handle') })
+      },
       free: () => { end(FREE) }
     }
   }

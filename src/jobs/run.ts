@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Act, Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
-import { markUnrun } from '../address/guard.ts'
+import { markUnrun, ticketOf, UNKEPT } from '../address/guard.ts'
 import type { Door } from '../address/door.ts'
 import { noteOutcome } from '../diagnostics.ts'
 import { LazyContext } from './context.ts'
@@ -150,6 +150,7 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
         }
         job = admit(store, place, context, early)
         if (actTimeout !== undefined) failAt(job, place.started + actTimeout, store, request)
+        keyedTo(job, request)
         const current = job
         const href = `${base}/${current.id}`
         // With `share`: stored in Redis before its first event, and before the handle names it.
@@ -200,6 +201,21 @@ function admit (store: JobStore, place: Place, context: LazyContext, early: Earl
   job.controller.signal.addEventListener('abort', () => { context.abort(job.controller.signal.reason) }, { once: true })
   early.replay(job)
   return job
+}
+
+/**
+ * Where the act runs under an Idempotency-Key, the key's answer becomes the job's own once it ends
+ * (its result as the act's 200, or the bare 500 of a job that failed or was cancelled): the key
+ * outlives the job, and a retry after the job is forgotten gets what the job came to.
+ */
+function keyedTo (job: Job, request: FastifyRequest): void {
+  const ticket = ticketOf(request)
+  if (ticket === undefined) return
+  const stop = job.subscribe((event) => {
+    if (event.status === 'working') return
+    stop()
+    ticket.amend(job.result === undefined ? UNKEPT : { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: job.result })
+  })
 }
 
 /** Fails the job at `deadline` (the act's start and actTimeout) unless it ends first. */

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify, { type FastifyInstance, type LightMyRequestResponse } from 'fastify'
 import gpt, { GPT_ERR_OPTION_INVALID, type GptAddress, type GptOptions } from '../../src/index.ts'
 import { host, noteForm, registrationError } from '../helpers/host.ts'
-import { slowHost } from '../helpers/jobs.ts'
+import { eventually, slowHost } from '../helpers/jobs.ts'
 
 const post = (app: FastifyInstance, payload: string, headers: Record<string, string> = {}, url = '/'): Promise<LightMyRequestResponse> =>
   app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
@@ -220,6 +220,35 @@ describe('an address with idempotency', () => {
     // the job address named by the handle is the one job
     assert.equal((await app.inject(JSON.parse(first.body).href)).statusCode, 200)
     for (const g of stepper.gates) g.open()
+    await app.close()
+  })
+
+  it('answers a retry after the job ended with what it came to, and after it is forgotten too (a key outlives its job)', async () => {
+    const { app, stepper } = await slowHost({ after: 10_000, keep: 200 }, { idempotency: true })
+    const headers = { ...KEY, prefer: 'respond-async' }
+    const first = await post(app, '{"steps":1}', headers, '/slow')
+    const href = JSON.parse(first.body).href as string
+    stepper.gates[1]!.open()
+    await eventually(async () => (await app.inject(href)).json().status === 'completed', 'the job completed')
+    const done = await post(app, '{"steps":1}', headers, '/slow')
+    assert.deepEqual([done.statusCode, done.body, done.headers['idempotent-replayed'], done.headers['content-type']], [200, '{"steps":1}', 'true', 'application/json; charset=utf-8'])
+    await eventually(async () => (await app.inject(href)).statusCode === 404, 'the job forgotten after its keep')
+    const later = await post(app, '{"steps":1}', headers, '/slow')
+    assert.deepEqual([later.statusCode, later.body], [200, '{"steps":1}'], 'the result, not a handle to a job that is gone')
+    assert.equal(stepper.signals.length, 1, 'run once')
+    await app.close()
+  })
+
+  it('answers a retry after the job failed with the bare 500, as a failed act', async () => {
+    const { app, stepper } = await slowHost({ after: 100 }, { idempotency: true, actTimeout: 300 })
+    const headers = { ...KEY, prefer: 'respond-async' }
+    const first = await post(app, '{"steps":1}', headers, '/slow')
+    const href = JSON.parse(first.body).href as string
+    await eventually(async () => (await app.inject(href)).json().status === 'failed', 'the job failed at actTimeout')
+    const again = await post(app, '{"steps":1}', headers, '/slow')
+    assert.deepEqual([again.statusCode, again.body], [500, ''])
+    assert.equal(stepper.signals.length, 1)
+    stepper.gates[1]!.open()
     await app.close()
   })
 

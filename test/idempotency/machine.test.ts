@@ -146,6 +146,24 @@ describe('the keys\' state machine against a model', () => {
       await keys.close()
     })
 
+    it('amends a kept answer (a job\'s handle, once the job ended), in this process and in Redis alike; a running claim is not amended', async () => {
+      const all: Keys[] = [new LocalKeys({ keep: 60_000, maxKeys: 10, lease: 10_000 }), new SharedKeys(await ready(), 'amend:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})]
+      for (const keys of all) {
+        await keys.start?.()
+        const claimed = await keys.claim('k', 'x')
+        assert.equal(claimed.kind, 'claimed')
+        if (claimed.kind !== 'claimed') continue
+        claimed.ticket.amend({ status: 200, headers: {}, body: 'early' })
+        assert.equal((await keys.claim('k', 'x')).kind, 'running', 'nothing kept before the answer')
+        claimed.ticket.done({ status: 200, headers: { link: '</j>; rel="monitor"' }, body: 'handle' })
+        claimed.ticket.amend({ status: 200, headers: {}, body: 'result' })
+        await new Promise((resolve) => setTimeout(resolve, 30)) // the shared keys' scripts are sent, not awaited
+        assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 200, headers: {}, body: 'result' } })
+        assert.deepEqual(await keys.kept('k', 'x'), { status: 200, headers: {}, body: 'result' })
+        await keys.close()
+      }
+    })
+
     it('answers `away` while Redis is, and reads a stored answer it did not write as a bare 500', async () => {
       const client = await ready()
       const keys = new SharedKeys(client, 'odd:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
