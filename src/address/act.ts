@@ -237,7 +237,7 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     const invalid = request.validationError
     if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
     if (guard === undefined) return run(request, reply, body, undefined)
-    const passage = guard.pass(request.headers, bodies.get(request), door.entryOf(request)?.via ?? 'http')
+    const passage = guard.pass(request.headers, bodies.get(request), door.entryOf(request)?.via ?? 'http', request.ip)
     return passage instanceof Promise ? passage.then((given) => pass(request, reply, body, given)) : pass(request, reply, body, passage)
   }
 }

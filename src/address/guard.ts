@@ -35,7 +35,8 @@ export interface Given { readonly answer: Answer, readonly refused?: string }
 export interface Guard {
   /** Whether the guard will read this request's body bytes, so that the parser keeps them. */
   wants (headers: Readonly<Record<string, unknown>>): boolean
-  pass (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via): Passage | Promise<Passage>
+  /** `client`: who asks (`request.ip`), for what one client may hold. */
+  pass (headers: Readonly<Record<string, unknown>>, bytes: Buffer | undefined, via: Via, client: string): Passage | Promise<Passage>
   /**
    * The answer kept for a request whose key and bytes an act already ran with: given again before
    * the form (or If-Match) judges them, since those bytes were accepted once, whatever the form

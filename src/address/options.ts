@@ -168,8 +168,10 @@ interface CommonOptions<F> {
 export interface IdempotencyOptions {
   /** Milliseconds an act's answer is kept for a retry, from the act's end. Default 86400000 (24 hours). */
   keep?: number
-  /** Keys held at once in this process, running or kept; past it, 503. Default 10000. Without `share` only. */
+  /** Keys held at once in this process, running or kept, one client at most a quarter; past it, 503. Default 10000. Without `share` only. */
   maxKeys?: number
+  /** Bytes of kept answers held at once in this process, one client at most a quarter; past it, 503. Default 134217728 (128 MiB). Without `share` only. */
+  maxBytes?: number
   /** With `share`: milliseconds a running act's key outlives the last sign of life of its process. Default 10000. */
   lease?: number
 }
@@ -287,7 +289,7 @@ export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: Opti
   share: { type: '`{ redis, key? }`', shown: 'none' },
   links: { type: '`(path \\| { href, p?, rel? })[]`', shown: 'none' },
   background: { type: '`{ after?, keep?, maxJobs?, poll?, heartbeat?, rateMax?, lease? }`', shown: 'none' },
-  idempotency: { type: 'boolean, or `{ keep?, maxKeys?, lease? }`', shown: '`false`' }
+  idempotency: { type: 'boolean, or `{ keep?, maxKeys?, maxBytes?, lease? }`', shown: '`false`' }
 })
 
 /** Fastify's own options of `register`, which reach the plugin beside its own. */

@@ -53,11 +53,11 @@ function guard (keys: Keys): Guard {
   }
   return {
     wants: (headers) => headers[IDEMPOTENCY_KEY] !== undefined,
-    pass (headers, bytes, via) {
+    pass (headers, bytes, via, client) {
       const name = named(headers, bytes, via)
       if (name === undefined) return undefined
       if (name === MALFORMED) return MALFORMED_KEY
-      const claim = keys.claim(name.key, name.fingerprint)
+      const claim = keys.claim(name.key, name.fingerprint, client)
       return claim instanceof Promise ? claim.then(passage) : passage(claim)
     },
     kept (headers, bytes, via) {
@@ -99,6 +99,6 @@ function passage (claim: Claim): Passage {
     case 'done': return { answer: replay(claim.kept) }
     case 'mismatch': return MISMATCH
     case 'running': return bare(409, 'the act under the idempotency key is still running', { 'retry-after': String(claim.retryAfter) })
-    default: return bare(503, claim.kind === 'full' ? 'maxKeys idempotency keys are held' : 'the idempotency keys\' store is away', { 'retry-after': String(claim.retryAfter) })
+    default: return bare(503, claim.kind === 'full' ? 'maxKeys or maxBytes are held, or the client\'s share of them' : 'the idempotency keys\' store is away', { 'retry-after': String(claim.retryAfter) })
   }
 }

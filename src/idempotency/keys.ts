@@ -19,7 +19,8 @@ export type Claim =
 
 /** Where an address's keys live: in this process, or shared through Redis. */
 export interface Keys {
-  claim (key: string, fingerprint: string): Claim | Promise<Claim>
+  /** `client`: who claims (`request.ip`), each holding at most a quarter of what the keys may hold. */
+  claim (key: string, fingerprint: string, client: string): Claim | Promise<Claim>
   /** The answer kept for `key` where these bytes were its act's; undefined otherwise; 'away' where the store cannot be read in time. */
   kept (key: string, fingerprint: string): Kept | 'away' | undefined | Promise<Kept | 'away' | undefined>
   /** Before the first claim (shared keys: the store's epoch). */
@@ -33,18 +34,36 @@ export interface IdempotencySettings {
   readonly keep: number
   /** Keys held at once in this process (running or kept). */
   readonly maxKeys: number
+  /** Bytes of kept answers held at once in this process. */
+  readonly maxBytes: number
   /** With `share`: milliseconds a running act's claim outlives the last sign of life of its process. */
   readonly lease: number
 }
+
+/** A client's share of a bound: a quarter, at least one. */
+const share = (bound: number): number => Math.max(1, Math.floor(bound / 4))
 
 /** Seconds to wait before asking again about a key whose act is running. */
 export const RUNNING_RETRY = 1
 
 interface Entry {
   readonly fingerprint: string
+  readonly client: string
   kept: Kept | undefined
+  /** The kept answer's size, as counted against maxBytes. */
+  bytes: number
   /** When a kept answer goes; Infinity while running. */
   expires: number
+}
+
+/** What one client holds: keys (running or kept) and bytes of kept answers. */
+interface Held { keys: number, bytes: number }
+
+/** An answer's size as held: its body and its header fields. */
+export function sizeOf (kept: Kept): number {
+  let bytes = Buffer.byteLength(kept.body)
+  for (const [name, value] of Object.entries(kept.headers)) bytes += name.length + Buffer.byteLength(Array.isArray(value) ? value.join(', ') : value)
+  return bytes
 }
 
 /**
@@ -57,22 +76,31 @@ export class LocalKeys implements Keys {
   readonly #entries = new Map<string, Entry>()
   /** Kept answers in the order they expire. */
   readonly #kept = new Map<string, Entry>()
+  readonly #clients = new Map<string, Held>()
+  #bytes = 0
 
   constructor (settings: IdempotencySettings, now: () => number = Date.now) {
     this.#settings = settings
     this.#now = now
   }
 
-  claim (key: string, fingerprint: string): Claim {
+  claim (key: string, fingerprint: string, client: string): Claim {
     this.#expire()
     const entry = this.#entries.get(key)
     if (entry !== undefined) {
       if (entry.fingerprint !== fingerprint) return { kind: 'mismatch' }
       return entry.kept === undefined ? { kind: 'running', retryAfter: RUNNING_RETRY } : { kind: 'done', kept: entry.kept }
     }
-    if (this.#entries.size >= this.#settings.maxKeys) return { kind: 'full', retryAfter: this.#retryAfter() }
-    const claimed: Entry = { fingerprint, kept: undefined, expires: Infinity }
+    // One client holds at most a quarter of the keys and of the bytes: it cannot refuse another's.
+    const { maxKeys, maxBytes } = this.#settings
+    const held = this.#clients.get(client) ?? { keys: 0, bytes: 0 }
+    if (this.#entries.size >= maxKeys || this.#bytes >= maxBytes || held.keys >= share(maxKeys) || held.bytes >= share(maxBytes)) {
+      return { kind: 'full', retryAfter: this.#retryAfter() }
+    }
+    const claimed: Entry = { fingerprint, client, kept: undefined, bytes: 0, expires: Infinity }
     this.#entries.set(key, claimed)
+    held.keys++
+    this.#clients.set(client, held)
     let told = false
     return {
       kind: 'claimed',
@@ -81,19 +109,41 @@ export class LocalKeys implements Keys {
           if (told) return
           told = true
           claimed.kept = kept
+          this.#count(claimed, sizeOf(kept))
           claimed.expires = this.#now() + this.#settings.keep
           this.#kept.set(key, claimed)
         },
         amend: (kept) => {
-          if (claimed.kept !== undefined && this.#entries.get(key) === claimed) claimed.kept = kept
+          if (claimed.kept === undefined || this.#entries.get(key) !== claimed) return
+          claimed.kept = kept
+          this.#count(claimed, sizeOf(kept) - claimed.bytes)
         },
         free: () => {
           if (told) return
           told = true
-          this.#entries.delete(key)
+          this.#forget(key, claimed)
         }
       }
     }
+  }
+
+  /** Counts `change` bytes of an entry's kept answer, for it and its client. */
+  #count (entry: Entry, change: number): void {
+    entry.bytes += change
+    this.#bytes += change
+    const held = this.#clients.get(entry.client)
+    if (held !== undefined) held.bytes += change
+  }
+
+  #forget (key: string, entry: Entry): void {
+    this.#entries.delete(key)
+    this.#kept.delete(key)
+    this.#bytes -= entry.bytes
+    const held = this.#clients.get(entry.client)
+    if (held === undefined) return
+    held.keys--
+    held.bytes -= entry.bytes
+    if (held.keys === 0) this.#clients.delete(entry.client)
   }
 
   kept (key: string, fingerprint: string): Kept | undefined {
@@ -105,14 +155,15 @@ export class LocalKeys implements Keys {
   async close (): Promise<void> {
     this.#entries.clear()
     this.#kept.clear()
+    this.#clients.clear()
+    this.#bytes = 0
   }
 
   #expire (): void {
     const now = this.#now()
     for (const [key, entry] of this.#kept) {
       if (entry.expires > now) return
-      this.#kept.delete(key)
-      this.#entries.delete(key)
+      this.#forget(key, entry)
     }
   }
 

@@ -6,6 +6,7 @@ import type { IdempotencySettings } from './keys.ts'
 export const DEFAULT_IDEMPOTENCY: IdempotencySettings = Object.freeze({
   keep: 86_400_000,
   maxKeys: 10_000,
+  maxBytes: 134_217_728,
   lease: 10_000
 })
 
@@ -17,6 +18,6 @@ export function resolveIdempotency (value: unknown, path: string): IdempotencySe
   if (value === undefined || value === false) return undefined
   if (value === true) return DEFAULT_IDEMPOTENCY
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"idempotency" must be a boolean or an object of { keep, maxKeys, lease }')
-  return resolveMembers('idempotency', value as Record<string, unknown>, DEFAULT_IDEMPOTENCY, ['maxKeys'], invalid)
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid('"idempotency" must be a boolean or an object of { keep, maxKeys, maxBytes, lease }')
+  return resolveMembers('idempotency', value as Record<string, unknown>, DEFAULT_IDEMPOTENCY, ['maxKeys', 'maxBytes'], invalid)
 }

@@ -115,7 +115,7 @@ export class SharedKeys implements Keys {
     this.#epoch = `${prefix}epoch`
   }
 
-  async claim (key: string, fingerprint: string): Promise<Claim> {
+  async claim (key: string, fingerprint: string, _client: string): Promise<Claim> {
     const id = this.#prefix + key
     const owner = randomUUID()
     const { keep, lease } = this.#settings

@@ -8,8 +8,8 @@ import gpt, { GPT_ERR_OPTION_INVALID, type GptAddress, type GptOptions } from '.
 import { host, noteForm, registrationError } from '../helpers/host.ts'
 import { eventually, slowHost } from '../helpers/jobs.ts'
 
-const post = (app: FastifyInstance, payload: string, headers: Record<string, string> = {}, url = '/'): Promise<LightMyRequestResponse> =>
-  app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } })
+const post = (app: FastifyInstance, payload: string, headers: Record<string, string> = {}, url = '/', remoteAddress = '127.0.0.1'): Promise<LightMyRequestResponse> =>
+  app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers }, remoteAddress })
 
 /** Everything a client sees of a response but its date. */
 const shape = (response: LightMyRequestResponse): { status: number, headers: Record<string, unknown>, body: string } => {
@@ -180,13 +180,37 @@ describe('an address with idempotency', () => {
 
   it('past maxKeys keys held, a new key is a 503 with Retry-After and runs nothing; a kept one still replays', async () => {
     const { app, runs } = await counting({ idempotency: { maxKeys: 2, keep: 60_000 } })
-    await post(app, '{"note":"a"}', { 'idempotency-key': 'a' })
-    await post(app, '{"note":"a"}', { 'idempotency-key': 'b' })
-    const full = await post(app, '{"note":"a"}', { 'idempotency-key': 'c' })
+    // each from a client of its own: one client holds a quarter (here one key)
+    await post(app, '{"note":"a"}', { 'idempotency-key': 'a' }, '/', '10.0.0.1')
+    await post(app, '{"note":"a"}', { 'idempotency-key': 'b' }, '/', '10.0.0.2')
+    const full = await post(app, '{"note":"a"}', { 'idempotency-key': 'c' }, '/', '10.0.0.3')
     assert.deepEqual([full.statusCode, full.headers['retry-after'], runs()], [503, '60', 2])
     assert.equal((await post(app, '{"note":"a"}', { 'idempotency-key': 'a' })).headers['idempotent-replayed'], 'true')
     assert.equal((await post(app, '{"note":"a"}')).statusCode, 200) // no key: as ever
     await app.close()
+  })
+
+  it('lets one client hold at most a quarter of maxKeys and of maxBytes, so it never refuses another client\'s fresh key', async () => {
+    const { app, runs } = await counting({ idempotency: { maxKeys: 8, maxBytes: 4000, keep: 60_000 } })
+    const from = (client: string, key: string, note = 'a'): Promise<LightMyRequestResponse> => post(app, JSON.stringify({ note }), { 'idempotency-key': key }, '/', client)
+    assert.equal((await from('10.0.0.1', 'k1')).statusCode, 200)
+    assert.equal((await from('10.0.0.1', 'k2')).statusCode, 200)
+    const third = await from('10.0.0.1', 'k3')
+    assert.deepEqual([third.statusCode, third.body], [503, ''], 'a quarter of 8 keys is 2')
+    assert.match(String(third.headers['retry-after']), /^[1-9]\d*$/)
+    assert.equal((await from('10.0.0.2', 'k3')).statusCode, 200, 'another client\'s fresh key')
+    assert.equal((await from('10.0.0.1', 'k1')).headers['idempotent-replayed'], 'true', 'its kept answers still replay')
+    // bytes: answers of about 1,300 bytes; a quarter of 4,000 is 1,000, so one answer fills a client's share
+    const big = 'x'.repeat(1200)
+    const longForm = await counting({ form: { type: 'object', properties: { note: { type: 'string' } } }, idempotency: { maxKeys: 100, maxBytes: 4000, keep: 60_000 } })
+    const fromBig = (client: string, key: string): Promise<LightMyRequestResponse> => post(longForm.app, JSON.stringify({ note: big }), { 'idempotency-key': key }, '/', client)
+    assert.equal((await fromBig('10.0.0.5', 'b1')).statusCode, 200)
+    assert.equal((await fromBig('10.0.0.5', 'b2')).statusCode, 503, 'its share of the bytes held')
+    for (const [n, client] of ['10.0.0.6', '10.0.0.7', '10.0.0.8'].entries()) assert.equal((await fromBig(client, `c${n}`)).statusCode, 200, client)
+    assert.equal((await fromBig('10.0.0.9', 'd')).statusCode, 503, 'maxBytes held in all')
+    assert.equal(runs(), 3)
+    await app.close()
+    await longForm.app.close()
   })
 
   it('keys each address apart', async () => {

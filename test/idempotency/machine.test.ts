@@ -61,7 +61,7 @@ async function play (keys: Keys, model: Model, run: Move[], prefix: string, wait
       assert.deepEqual(await keys.kept(prefix + move.key, move.fingerprint), model.look(prefix + move.key, move.fingerprint), JSON.stringify({ move, run }))
     } else if (move.kind === 'claim') {
       const expected = model.claim(prefix + move.key, move.fingerprint)
-      const claim = await keys.claim(prefix + move.key, move.fingerprint)
+      const claim = await keys.claim(prefix + move.key, move.fingerprint, move.key)
       assert.equal(claim.kind, expected, JSON.stringify({ move, run }))
       if (claim.kind === 'claimed') open.push({ ticket: claim.ticket, key: prefix + move.key })
       if (claim.kind === 'done') assert.deepEqual(claim.kept, model.held.get(prefix + move.key)?.kept)
@@ -85,7 +85,7 @@ describe('the keys\' state machine against a model', () => {
   it('in this process: claim, keep, replay, conflict, free, full and expiry', async () => {
     await fc.assert(fc.asyncProperty(moves(true), async (run) => {
       let now = 1_000
-      const keys = new LocalKeys({ keep: 100, maxKeys: 2, lease: 10_000 }, () => now)
+      const keys = new LocalKeys({ keep: 100, maxKeys: 2, maxBytes: 1_000_000, lease: 10_000 }, () => now)
       await play(keys, new Model(100, 2), run, '', (ms) => { now += ms })
     }), { numRuns: 300, seed: 20261203 })
   })
@@ -107,7 +107,7 @@ describe('the keys\' state machine against a model', () => {
 
     it('claim, keep, replay, conflict and free, each one atomic step of a script', async () => {
       const client = await ready()
-      const keys = new SharedKeys(client, 'machine:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
+      const keys = new SharedKeys(client, 'machine:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, () => {})
       await keys.start() // a store new to these keys, as an instance marks it when it starts
       let round = 0
       await fc.assert(fc.asyncProperty(moves(false), async (run) => {
@@ -119,46 +119,46 @@ describe('the keys\' state machine against a model', () => {
 
     it('reads a claim whose lease lapsed (its process gone mid-act) as a bare 500, never free to run again', async () => {
       const warned: string[] = []
-      const keys = new SharedKeys(await ready(), 'lapse:', { keep: 60_000, maxKeys: 1, lease: 60 }, (message) => warned.push(message))
+      const keys = new SharedKeys(await ready(), 'lapse:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 60 }, (message) => warned.push(message))
       await keys.start() // a store new to these keys, as an instance marks it when it starts
-      const claimed = await keys.claim('k', 'x')
+      const claimed = await keys.claim('k', 'x', 'c')
       assert.equal(claimed.kind, 'claimed')
       await keys.close() // its renewals stop, as when its process dies
-      assert.equal((await keys.claim('k', 'x')).kind, 'running')
+      assert.equal((await keys.claim('k', 'x', 'c')).kind, 'running')
       await new Promise((resolve) => setTimeout(resolve, 120))
-      assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
-      assert.equal((await keys.claim('k', 'y')).kind, 'mismatch')
+      assert.deepEqual(await keys.claim('k', 'x', 'c'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
+      assert.equal((await keys.claim('k', 'y', 'c')).kind, 'mismatch')
       // its process, were it only slow, answers too late: the answer is not taken, and it says so
       if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
       await until(() => warned.length === 1, 'a warning')
       assert.match(warned[0]!, /lease lapsed/)
-      assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
+      assert.deepEqual(await keys.claim('k', 'x', 'c'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } })
     })
 
     it('renews a running act\'s lease, so a long act keeps its key', async () => {
-      const keys = new SharedKeys(await ready(), 'renew:', { keep: 60_000, maxKeys: 1, lease: 60 }, () => {})
+      const keys = new SharedKeys(await ready(), 'renew:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 60 }, () => {})
       await keys.start() // a store new to these keys, as an instance marks it when it starts
-      const claimed = await keys.claim('k', 'x')
+      const claimed = await keys.claim('k', 'x', 'c')
       await new Promise((resolve) => setTimeout(resolve, 250))
-      assert.equal((await keys.claim('k', 'x')).kind, 'running')
+      assert.equal((await keys.claim('k', 'x', 'c')).kind, 'running')
       if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
-      assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 200, headers: {}, body: '1' } })
+      assert.deepEqual(await keys.claim('k', 'x', 'c'), { kind: 'done', kept: { status: 200, headers: {}, body: '1' } })
       await keys.close()
     })
 
     it('amends a kept answer (a job\'s handle, once the job ended), in this process and in Redis alike; a running claim is not amended', async () => {
-      const all: Keys[] = [new LocalKeys({ keep: 60_000, maxKeys: 10, lease: 10_000 }), new SharedKeys(await ready(), 'amend:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})]
+      const all: Keys[] = [new LocalKeys({ keep: 60_000, maxKeys: 10, maxBytes: 1_000_000, lease: 10_000 }), new SharedKeys(await ready(), 'amend:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, () => {})]
       for (const keys of all) {
         await keys.start?.()
-        const claimed = await keys.claim('k', 'x')
+        const claimed = await keys.claim('k', 'x', 'c')
         assert.equal(claimed.kind, 'claimed')
         if (claimed.kind !== 'claimed') continue
         claimed.ticket.amend({ status: 200, headers: {}, body: 'early' })
-        assert.equal((await keys.claim('k', 'x')).kind, 'running', 'nothing kept before the answer')
+        assert.equal((await keys.claim('k', 'x', 'c')).kind, 'running', 'nothing kept before the answer')
         claimed.ticket.done({ status: 200, headers: { link: '</j>; rel="monitor"' }, body: 'handle' })
         claimed.ticket.amend({ status: 200, headers: {}, body: 'result' })
         await new Promise((resolve) => setTimeout(resolve, 30)) // the shared keys' scripts are sent, not awaited
-        assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 200, headers: {}, body: 'result' } })
+        assert.deepEqual(await keys.claim('k', 'x', 'c'), { kind: 'done', kept: { status: 200, headers: {}, body: 'result' } })
         assert.deepEqual(await keys.kept('k', 'x'), { status: 200, headers: {}, body: 'result' })
         await keys.close()
       }
@@ -166,20 +166,20 @@ describe('the keys\' state machine against a model', () => {
 
     it('answers `away` while Redis is, and reads a stored answer it did not write as a bare 500', async () => {
       const client = await ready()
-      const keys = new SharedKeys(client, 'odd:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
+      const keys = new SharedKeys(client, 'odd:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, () => {})
       await keys.start() // a store new to these keys, as an instance marks it when it starts
       for (const odd of ['not json', '{"status":"200","headers":{},"body":""}', '{"status":200,"headers":[],"body":""}', '{"status":200,"headers":{"a":1},"body":""}']) {
         await client.hset('odd:k', 'fingerprint', 'x', 'answer', odd)
-        assert.deepEqual(await keys.claim('k', 'x'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } }, odd)
+        assert.deepEqual(await keys.claim('k', 'x', 'c'), { kind: 'done', kept: { status: 500, headers: {}, body: '' } }, odd)
       }
-      const down = new SharedKeys(redis.client({ port: 1 }), 'odd:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, () => {})
-      assert.deepEqual(await down.claim('k', 'x'), { kind: 'away', retryAfter: 1 })
+      const down = new SharedKeys(redis.client({ port: 1 }), 'odd:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, () => {})
+      assert.deepEqual(await down.claim('k', 'x', 'c'), { kind: 'away', retryAfter: 1 })
       // Redis gone between the claim and the answer: the answer is not stored, and that is said
       const warned: string[] = []
       const lost = await ready()
-      const leaving = new SharedKeys(lost, 'gone:', { keep: 60_000, maxKeys: 1, lease: 10_000 }, (message) => warned.push(message))
+      const leaving = new SharedKeys(lost, 'gone:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, (message) => warned.push(message))
       await leaving.start() // a store new to these keys, as an instance marks it when it starts
-      const claimed = await leaving.claim('k', 'x')
+      const claimed = await leaving.claim('k', 'x', 'c')
       lost.disconnect()
       if (claimed.kind === 'claimed') claimed.ticket.done({ status: 200, headers: {}, body: '1' })
       await until(() => warned.length === 1, 'a warning')
