@@ -18,6 +18,8 @@
 //                               replay is marked replayed; the figures mean nothing
 // Options: --runs N (5) --requests N (60,000) --warmup N (20,000) --connections N (50)
 //          --only bare,address,... --out FILE --verbose
+//          --before PATH (another build's index.js: its own cases before-first, before-replay,
+//          before-shared-first and before-shared-replay, measured in the same runs)
 import { Buffer } from 'node:buffer'
 import type { ChildProcess } from 'node:child_process'
 import { resolve } from 'node:path'
@@ -37,6 +39,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string' },
     only: { type: 'string' },
+    before: { type: 'string' },
     out: { type: 'string' },
     verbose: { type: 'boolean', default: false }
   }
@@ -49,7 +52,7 @@ const connections = Number(values.connections ?? (smoke ? 10 : 50))
 requireCounts({ runs, requests, warmup, connections })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/idempotency-smoke.tmp.json' : 'benchmarks/results/idempotency.json'))
 
-type HostName = 'bare' | 'address' | 'local' | 'shared'
+type HostName = 'bare' | 'address' | 'local' | 'shared' | 'before-local' | 'before-shared'
 interface Case {
   readonly name: string
   readonly what: string
@@ -65,7 +68,15 @@ const CASES: readonly Case[] = [
   { name: 'replay', what: '`idempotency: true`, one key and the same bytes (the kept answer)', host: 'local', key: 'fixed' },
   { name: 'shared-no-key', what: 'with `share: { redis }`, no Idempotency-Key', host: 'shared', key: 'none' },
   { name: 'shared-first', what: 'with `share: { redis }`, a fresh key each request', host: 'shared', key: 'fresh' },
-  { name: 'shared-replay', what: 'with `share: { redis }`, one key and the same bytes', host: 'shared', key: 'fixed' }
+  { name: 'shared-replay', what: 'with `share: { redis }`, one key and the same bytes', host: 'shared', key: 'fixed' },
+  ...(values.before === undefined
+    ? []
+    : [
+        { name: 'before-first', what: 'the build --before, a fresh key each request', host: 'before-local', key: 'fresh' },
+        { name: 'before-replay', what: 'the build --before, one key and the same bytes', host: 'before-local', key: 'fixed' },
+        { name: 'before-shared-first', what: 'the build --before with `share`, a fresh key each request', host: 'before-shared', key: 'fresh' },
+        { name: 'before-shared-replay', what: 'the build --before with `share`, one key and the same bytes', host: 'before-shared', key: 'fixed' }
+      ] as const)
 ]
 const only = values.only?.split(',')
 const chosen = only === undefined ? CASES : CASES.filter((c) => only.includes(c.name))
@@ -77,9 +88,11 @@ interface Host { name: HostName, child: Child, url: string, pid: number }
 const problems: string[] = []
 
 async function startHost (name: HostName, redisPort: number): Promise<Host> {
+  const before = name.startsWith('before-') ? ['--module', resolve(values.before as string)] : []
+  const kind = name.replace('before-', '')
   const args = name === 'bare'
     ? ['--side', 'baseline']
-    : ['--side', 'gpt', ...(name === 'local' ? ['--idempotency', 'local'] : name === 'shared' ? ['--idempotency', 'shared', '--redis-port', String(redisPort)] : [])]
+    : ['--side', 'gpt', ...before, ...(kind === 'local' ? ['--idempotency', 'local'] : kind === 'shared' ? ['--idempotency', 'shared', '--redis-port', String(redisPort)] : [])]
   const child = startChild('host.ts', args, HOST_CORE)
   const { port, pid } = await child.ready as { port: number, pid: number }
   return { name, child, url: `http://127.0.0.1:${port}/`, pid }
@@ -138,14 +151,14 @@ async function measure (loader: Child, c: Case, host: Host, redis: ChildProcess 
   const expected = c.key === 'fixed' ? 0 : summary.responses
   if (acts !== expected) problems.push(`${c.name}: the act ran ${acts} times for ${summary.responses} responses (${expected} expected)`)
   const per = (seconds: number): number => 1e6 * seconds / Math.max(1, summary.responses)
-  return { rps: summary.rps, p99: summary.p99, loadCpu: summary.loadCpu, cpuPerRequest: per(cpu), ...(c.host === 'shared' ? { redisCpuPerRequest: per(redisCpu) } : {}) }
+  return { rps: summary.rps, p99: summary.p99, loadCpu: summary.loadCpu, cpuPerRequest: per(cpu), ...(c.host.endsWith('shared') ? { redisCpuPerRequest: per(redisCpu) } : {}) }
 }
 
 /** Every case warmed up, then the runs, every case first in turn. */
 async function measureAll (loader: Child, hosts: ReadonlyMap<HostName, Host>, redis: ChildProcess): Promise<Map<string, Run[]>> {
   const measured = new Map<string, Run[]>(chosen.map((c) => [c.name, []]))
   const hostOf = (c: Case): Host => hosts.get(c.host) as Host
-  const redisOf = (c: Case): ChildProcess | undefined => c.host === 'shared' ? redis : undefined
+  const redisOf = (c: Case): ChildProcess | undefined => c.host.endsWith('shared') ? redis : undefined
   for (const c of chosen) if (c.key === 'fixed') await prime(c, hostOf(c))
   if (!smoke) {
     for (const c of chosen) await measure(loader, c, hostOf(c), redisOf(c), warmup)

@@ -213,6 +213,21 @@ describe('an address with idempotency', () => {
     await longForm.app.close()
   })
 
+  it('keeps the outcome of a job that ended before its handle was kept (an amend before the answer)', async () => {
+    const { installIdempotency } = await import('../../src/idempotency/index.ts')
+    const { DEFAULT_IDEMPOTENCY } = await import('../../src/idempotency/option.ts')
+    const installed = installIdempotency(DEFAULT_IDEMPOTENCY, '/', undefined, Fastify().log)
+    const headers = { 'idempotency-key': '"early"' }
+    const bytes = Buffer.from('{"note":"a"}')
+    const passage = await installed!.guard.pass(headers, bytes, 'http', 'c')
+    assert.ok(passage !== undefined && 'ticket' in passage)
+    passage.ticket.amend({ status: 200, headers: {}, body: '{"result":1}' })
+    passage.ticket.done({ status: 200, headers: { link: '</jobs/x>; rel="monitor"' }, body: '{"handle":1}' })
+    const kept = await installed!.guard.kept(headers, bytes, 'http')
+    assert.deepEqual(kept?.answer, { status: 200, headers: { 'idempotent-replayed': 'true' }, body: '{"result":1}' })
+    await installed!.close()
+  })
+
   it('keys each address apart', async () => {
     const app = Fastify()
     let runs = 0

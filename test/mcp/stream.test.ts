@@ -105,6 +105,26 @@ describe('CallStream: a call\'s progress to a reader that stops reading', () => 
     assert.deepEqual(progress, [...progress].sort((a, b) => a - b), 'in order')
   })
 
+  it('sends what it held once the reader reads again, in order, before later progress', async () => {
+    const { CallStream } = await import('../../src/mcp/stream.ts')
+    const { PassThrough } = await import('node:stream')
+    const stream = new PassThrough()
+    const call = new CallStream(stream)
+    const value = (n: number): string => `p${n}:${'x'.repeat(2000)};`
+    for (let n = 1; n <= 20; n++) call.progress(value(n))
+    assert.ok(call.held > 0, 'held while the reader is away')
+    const read: string[] = []
+    stream.on('data', (chunk: Buffer) => { read.push(String(chunk)) })
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.equal(call.held, 0, 'flushed when the stream drained')
+    for (let n = 21; n <= 22; n++) call.progress(value(n))
+    call.end('r')
+    await new Promise((resolve) => stream.on('end', resolve))
+    const order = [...read.join('').matchAll(/p(\d+):/g)].map((match) => Number(match[1]))
+    assert.deepEqual(order, Array.from({ length: 22 }, (_, i) => i + 1), 'nothing dropped: it never held past its bound')
+    assert.ok(read.join('').endsWith('r'))
+  })
+
   it('writes progress through as it comes while the reader keeps up', async () => {
     const { CallStream } = await import('../../src/mcp/stream.ts')
     const { PassThrough } = await import('node:stream')
