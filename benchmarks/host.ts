@@ -59,7 +59,7 @@ async function idempotent (app: FastifyInstance): Promise<Record<string, unknown
   if (kind === undefined) return {}
   if (kind !== 'local' && kind !== 'shared') throw new Error(`--idempotency must be local or shared, not ${kind}`)
   // never full, for one load generator's keys (a build from before maxBytes has no such member)
-  const idempotency = { keep: 3_600_000, maxKeys: 10_000_000, ...(values.module === undefined ? { maxBytes: 1 << 40 } : {}) }
+  const idempotency = { keep: 3_600_000, maxKeys: 10_000_000, ...(values.module === undefined ? { maxBytes: 2 ** 40 } : {}) }
   if (kind === 'local') return { idempotency }
   const { Redis } = await import('ioredis')
   const redis = new Redis({ host: '127.0.0.1', port: Number(values['redis-port']), enableOfflineQueue: false, maxRetriesPerRequest: 0 })
