@@ -220,9 +220,10 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     if (body instanceof Refused) return reject(request, reply, body)
     // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
     if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
-    if (guard === undefined || !guard.wants(request.headers)) return judged(request, reply, body)
-    // The same key and the same bytes were accepted once: their kept answer, whatever the form
-    // (or its entity tag) has become since. Anything else is judged as ever.
+    const refused = staleActs.has(request) || request.validationError !== undefined
+    if (!refused || guard === undefined || !guard.wants(request.headers)) return judged(request, reply, body)
+    // A body the form (or If-Match) refuses now whose key and bytes were accepted once: their kept
+    // answer, whatever the form has become since. (An accepted one meets it in the claim.)
     const kept = guard.kept(request.headers, bodies.get(request), entry?.via ?? 'http')
     const answer = (found: Given | undefined): Answered => {
       if (found === undefined) return judged(request, reply, body)
