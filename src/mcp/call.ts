@@ -68,7 +68,7 @@ export async function callTool (host: FastifyInstance, call: Call, request: Fast
   let answered: boolean
   try {
     // A request the strict parser refused is the body: the address's parser refuses it as the bridge's did.
-    const payload = !call.parsed ? call.bytes : refused === undefined ? argumentBytes(call) : undefined
+    const payload = !call.parsed ? call.bytes : refused !== undefined ? undefined : call.args === undefined ? NO_ARGUMENTS : argumentBytes(call)
     routed = await route(host, request, 'POST', urlOf(hosted.settings.path), {
       'content-type': 'application/json',
       [ENTRY_FIELD]: token,
@@ -89,9 +89,15 @@ function argumentsRefused (call: Call): Refused | undefined {
   if (tool.wrapped && (args === null || typeof args !== 'object' || Array.isArray(args) || !onlyValue(args))) {
     return new Refused('arguments', 'the arguments of a wrapped form hold its body as their one member "value"')
   }
-  if (args === undefined) return new Refused('arguments', 'the call has no arguments')
+  // MCP: arguments are an object; none at all (what `callTool({ name })` sends) is the empty one.
+  if (!tool.wrapped && args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+    return new Refused('arguments', 'the arguments of a tool are an object')
+  }
   return undefined
 }
+
+/** The body of a call that sent no arguments. */
+const NO_ARGUMENTS = Buffer.from('{}')
 
 /** The arguments' bytes as sent (a wrapped form's `value`): the POST's body. */
 function argumentBytes (call: Call): Buffer {

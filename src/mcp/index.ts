@@ -184,8 +184,14 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
   const { id, method, params } = message
   if (message['jsonrpc'] !== '2.0') return reply.code(400).send(errorOf(isId(id) ? id : null, INVALID_REQUEST, 'Not a JSON-RPC 2.0 message'))
-  // A notification, or a response to a request of ours (none is ever sent): accepted, nothing to answer.
-  if (typeof method !== 'string' || id === undefined) return reply.code(202).send()
+  // A notification, or a response to a request of ours (none is ever sent): accepted, nothing to
+  // answer, and no body (so no Content-Type). A request whose method is not a string is neither.
+  const response = id !== undefined && method === undefined && ('result' in message || 'error' in message)
+  if (id !== undefined && typeof method !== 'string' && !response) return reply.code(400).send(errorOf(isId(id) ? id : null, INVALID_REQUEST, 'The method must be a string'))
+  if (typeof method !== 'string' || id === undefined) {
+    reply.removeHeader('content-type')
+    return reply.code(202).send()
+  }
   if (!isId(id)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'The id must be a string or an integer'))
   if (params !== undefined && !isObject(params)) return reply.send(errorOf(id, -32602, 'params must be an object'))
   const json = await answer(bridge, { request, reply, bytes, depth }, id, method, params ?? {})

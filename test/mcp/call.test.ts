@@ -72,6 +72,14 @@ describe('tools/call, accepted', () => {
     assert.equal(response.body, resultText(`{"content":[{"type":"text","text":${JSON.stringify(JSON.stringify({ got: expected }))}}],"structuredContent":${JSON.stringify({ got: expected })}}`))
   })
 
+  it('takes no arguments (what callTool({ name }) sends) as {}, which a form may admit', async () => {
+    const before = seen.bodies.get('/open')?.length ?? 0
+    const client = await host.connect()
+    assert.deepEqual(await client.callTool({ name: 'open' }), { content: [{ type: 'text', text: '{"got":{}}' }], structuredContent: { got: {} } })
+    assert.deepEqual(seen.bodies.get('/open')!.slice(before), [{}])
+    assert.equal((await call('word', undefined)).body, resultText(REFUSAL), 'a wrapped form has no body without "value"')
+  })
+
   it('answers a result that is not an object with text alone', async () => {
     for (const [name, text] of [['list', '[1,"two"]'], ['nothing', 'null'], ['word', '"hi"']] as const) {
       const response = await call(name, name === 'word' ? '{"value":"hi"}' : '{}')
@@ -115,7 +123,7 @@ describe('tools/call, refused: one result for every cause, and the act never run
     { what: 'depth past what the bridge parses', tool: 'open', refused: deep(100), accepted: deep(3) },
     { what: 'a form failure', tool: 'note', refused: '{"note":""}', accepted: '{"note":"a"}' },
     { what: 'a member the form does not have', tool: 'note', refused: '{"note":"a","x":1}', accepted: '{"note":"a"}' },
-    { what: 'no arguments', tool: 'note', refused: undefined, accepted: '{"note":"a"}' },
+    { what: 'no arguments, where {} fails the form', tool: 'note', refused: undefined, accepted: '{"note":"a"}' },
     { what: 'arguments that are not an object', tool: 'note', refused: '[{"note":"a"}]', accepted: '{"note":"a"}' },
     { what: 'null arguments', tool: 'note', refused: 'null', accepted: '{"note":"a"}' },
     { what: 'a wrapped form\'s arguments with another member', tool: 'word', refused: '{"value":"hi","extra":1}', accepted: '{"value":"hi"}' },
@@ -172,7 +180,8 @@ describe('tools/call with explain', () => {
     const problems = new Map<string | undefined, RegExp>([
       ['{"note":""}', /body\/note must NOT have fewer than 1 characters/],
       ['{"note":"a","note":"b"}', /duplicate member "note" in the object at \/params\/arguments/],
-      [undefined, /the call has no arguments/]
+      [undefined, /must have required property 'note'/], // no arguments are {}
+      ['[1]', /the arguments of a tool are an object/]
     ])
     for (const [args, detail] of problems) {
       const response = await call('explained', args)

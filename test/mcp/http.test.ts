@@ -115,6 +115,15 @@ describe('what each request shape gets', () => {
       const response = await raw(host.port, { body })
       assert.equal(response.status, 202, body)
       assert.equal(response.body, '')
+      assert.equal(response.headers['content-type'], undefined, 'no body, no Content-Type')
+    }
+  })
+
+  it('a request whose method is not a string: -32600 with its id, never a 202 that leaves the client waiting', async () => {
+    for (const [body, id] of [['{"jsonrpc":"2.0","id":1,"method":5}', 1], ['{"jsonrpc":"2.0","id":"a","method":null}', 'a'], ['{"jsonrpc":"2.0","id":7}', 7]] as const) {
+      const response = await raw(host.port, { body })
+      assert.equal(response.status, 400, body)
+      assert.deepEqual(json(response.body), error(-32600, 'The method must be a string', id), body)
     }
   })
 

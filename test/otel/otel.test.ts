@@ -126,7 +126,7 @@ describe('fastify-gpt/otel: refusals', () => {
       ['encoding', post('/', '{"note":"a"}', { 'content-encoding': 'bogus' })],
       ['schema', post('/', '{"note":1}')],
       ['if-match', post('/', '{"note":"a"}', { 'if-match': '"old"' })],
-      ['arguments', rpc(`{"name":"${tool}"}`)],
+      ['arguments', rpc(`{"name":"${tool}","arguments":[1]}`)],
       ['schema', rpc(`{"name":"${tool}","arguments":{"note":2}}`)]
     ]
     for (const [stage, request] of sent) {
