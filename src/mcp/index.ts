@@ -164,6 +164,8 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
   } catch {
     const loose = unparsed(bridge, bytes)
     if (loose === undefined) return reply.code(400).send(errorOf(null, PARSE_ERROR, 'Parse error'))
+    // JSON, but not one a strict reading takes: an invalid request, whose id cannot be trusted.
+    if (loose === JSON_ONLY) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'Invalid Request: a duplicated member, a number past 2^53 or a lone surrogate is not taken'))
     // A call of a known tool is an act refused or not by its address, whose POST gets these bytes
     // as they came: its strict parser refuses them as the bridge's did.
     const answered = await callTool(bridge.host, {
@@ -217,18 +219,23 @@ function parseRequest (bytes: Buffer, maxDepth: number, again: boolean): unknown
 /**
  * A request the strict parser refused. A tools/call of a known tool whose envelope reads loosely
  * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, by its
- * address; anything else is a JSON-RPC parse error.
+ * address; other JSON is an invalid request (JSON_ONLY); what is not JSON at all, a parse error.
  */
-function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | number, readonly entry: Entry } | undefined {
+function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | number, readonly entry: Entry } | typeof JSON_ONLY | undefined {
   let loose: unknown
   try {
     loose = JSON.parse(bytes.toString('utf8'))
-  } catch {}
+  } catch {
+    return undefined
+  }
   const id = isObject(loose) ? loose['id'] : undefined
   const params = isObject(loose) ? loose['params'] : undefined
   const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
-  return isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined ? { id, entry } : undefined
+  return isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined ? { id, entry } : JSON_ONLY
 }
+
+/** Bytes that are JSON read loosely, but no call of a known tool. */
+const JSON_ONLY = Symbol('json only')
 
 export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })
 export default mcp

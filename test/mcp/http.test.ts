@@ -93,7 +93,7 @@ describe('what each request shape gets', () => {
       ['{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', error(-32600, 'The id must be a string or an integer')],
       ['{"jsonrpc":"2.0","id":null,"method":"ping"}', error(-32600, 'The id must be a string or an integer')],
       ['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', error(-32600, 'The id must be a string or an integer')],
-      ['{"jsonrpc":"2.0","id":1.5,"method":"ping","jsonrpc":"2.0"}', error(-32700, 'Parse error')]
+      ['{"jsonrpc":"2.0","id":1.5,"method":"ping","jsonrpc":"2.0"}', error(-32600, 'Invalid Request: a duplicated member, a number past 2^53 or a lone surrogate is not taken')]
     ]
     for (const [body, answer] of cases) {
       const response = await raw(host.port, { body })
@@ -137,16 +137,21 @@ describe('what each request shape gets', () => {
     await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32602)
   })
 
-  it('a body that is not JSON, or not strictly: 400 parse error, unless it is a call of a known tool (that is the one refusal, see call.test.ts)', async () => {
-    for (const body of ['{', 'not json', '{"jsonrpc":"2.0","id":1,"method":"ping"} x', '{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/list"}',
+  it('a body that is not JSON: 400 parse error; JSON a strict reading refuses: 400 invalid request, unless it is a call of a known tool (that is the one refusal, see call.test.ts)', async () => {
+    for (const body of ['{', 'not json', '{"jsonrpc":"2.0","id":1,"method":"ping"} x', '\ufeff' + rpcText('ping')]) {
+      const response = await raw(host.port, { body })
+      assert.equal(response.status, 400, body)
+      assert.deepEqual(json(response.body), error(-32700, 'Parse error'), body)
+    }
+    for (const body of ['{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/list"}',
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","name":"nope","arguments":{}}}',
       '{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"note","name":"note","arguments":{}}}',
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"name":7}}',
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,1],"params":[1,1]}',
-      '\ufeff' + rpcText('ping')]) {
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}']) {
       const response = await raw(host.port, { body })
       assert.equal(response.status, 400, body)
-      assert.deepEqual(json(response.body), error(-32700, 'Parse error'), body)
+      assert.deepEqual(json(response.body), error(-32600, 'Invalid Request: a duplicated member, a number past 2^53 or a lone surrogate is not taken'), body)
     }
   })
 
