@@ -41,7 +41,7 @@ export type Answer =
 export interface Call {
   readonly hosted: Hosted
   readonly tool: Tool
-  /** The whole JSON-RPC request, already accepted by the strict parser; undefined: refused by it. */
+  /** The whole JSON-RPC request's bytes: accepted by the strict parser, unless `parsed` is false. */
   readonly bytes: Buffer
   /** Its `params.arguments`, as parsed; undefined where the strict parser refused the request. */
   readonly args: unknown
