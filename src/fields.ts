@@ -46,19 +46,16 @@ export function namesExactly (field: string, etag: string): boolean {
 }
 
 /**
- * The Vary a response sends when it negotiates on Accept (draft §3.3), given the one the host set
- * (@fastify/cors's Origin, say): Accept added, never the host's replaced; undefined where it
- * names Accept (or `*`) already.
+ * Adds Accept to the Vary of a reply (a Fastify reply) that negotiates on Accept (draft §3.3),
+ * never replacing the one the host set (@fastify/cors's Origin, say), and never naming it twice.
  */
-export function varyWithAccept (host: string | string[] | number | undefined): string | undefined {
-  if (host === undefined || host === '') return 'Accept'
+export function addVary (reply: { getHeader (name: string): string | string[] | number | undefined, header (name: string, value: string): unknown }): void {
+  const host = reply.getHeader('vary')
+  if (host === undefined || host === '') {
+    reply.header('vary', 'Accept')
+    return
+  }
   const listed = Array.isArray(host) ? host.join(', ') : String(host)
   const names = listed.split(',').map((name) => name.trim().toLowerCase())
-  return names.includes('accept') || names.includes('*') ? undefined : `${listed}, Accept`
-}
-
-/** Adds Accept to the Vary of a reply (a Fastify reply), never replacing the host's. */
-export function addVary (reply: { getHeader (name: string): string | string[] | number | undefined, header (name: string, value: string): unknown }): void {
-  const vary = varyWithAccept(reply.getHeader('vary'))
-  if (vary !== undefined) reply.header('vary', vary)
+  if (!names.includes('accept') && !names.includes('*')) reply.header('vary', `${listed}, Accept`)
 }

@@ -213,8 +213,7 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     // Where the route has no hook but the act's onSend, it comes off while no failed act is on
     // its way through the error path (see actSend): every other answer is made here.
     if (failing === 0) withoutOnSend(reply)
-    door.answers(request)
-    const entry = door.entryOf(request)
+    const entry = door.answers(request)
     if (entry?.refused !== undefined) return reject(request, reply, entry.refused)
     const body = request.body
     if (body instanceof Refused) return reject(request, reply, body)

@@ -53,10 +53,12 @@ export class Door {
     return this.#find(request)?.entry
   }
 
-  /** Notes that the address answers `request` itself: its act's answer, or its refusal. */
-  answers (request: { readonly headers: Readonly<Record<string, unknown>> }): void {
+  /** Notes that the address answers `request` itself (its act's answer, or its refusal); the entry it came in by, if any. */
+  answers (request: { readonly headers: Readonly<Record<string, unknown>> }): Entry | undefined {
     const passing = this.#find(request)
-    if (passing !== undefined) passing.answered = true
+    if (passing === undefined) return undefined
+    passing.answered = true
+    return passing.entry
   }
 
   #find (request: { readonly headers: Readonly<Record<string, unknown>> }): Passing | undefined {
