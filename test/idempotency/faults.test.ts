@@ -77,38 +77,52 @@ describe('a keyed act whose claim Redis loses while it runs', () => {
     return statuses
   }
 
-  it('FLUSHALL mid-act: no retry is taken for a new key, the act runs once, and its answer is kept', async () => {
-    const { app, runs } = await keyed(1500, 600)
-    const admin = redis.client()
+  /** The key's act, with Redis losing its claim 300 ms in (`lose`): it runs once, every retry meanwhile waits, its answer is kept. */
+  async function losing (actMs: number, lose: () => Promise<unknown>): Promise<Array<number | 'replayed'>> {
+    const { app, runs } = await keyed(actMs, 600)
     try {
       const first = post(app, 'lost')
       await sleep(300)
-      await admin.flushall()
-      const during = await retriesDuring(app, first)
-      assert.equal((await first).statusCode, 200)
-      assert.ok(during.length > 5 && during.every((status) => status === 409 || status === 503 || status === 'replayed'), JSON.stringify(during))
-      assert.ok(during.includes(409), 'the running act wrote its claim back')
-      assert.equal(runs(), 1)
-      const again = await post(app, 'lost')
-      assert.deepEqual([again.statusCode, again.headers['idempotent-replayed'], again.body], [200, 'true', (await first).body])
-    } finally {
-      await app.close()
-    }
-  })
-
-  it('redis-server killed mid-act and restarted empty: the same', async () => {
-    const { app, runs } = await keyed(2500, 600)
-    try {
-      const first = post(app, 'lost')
-      await sleep(300)
-      await redis.restart()
+      await lose()
       const during = await retriesDuring(app, first)
       assert.equal((await first).statusCode, 200)
       assert.ok(during.every((status) => status === 409 || status === 503 || status === 'replayed'), JSON.stringify(during))
       assert.equal(runs(), 1)
       const again = await post(app, 'lost')
-      assert.deepEqual([again.statusCode, again.body], [200, (await first).body], 'its answer kept after the restart')
+      assert.deepEqual([again.statusCode, again.headers['idempotent-replayed'], again.body], [200, 'true', (await first).body], 'its answer kept')
+      return during
     } finally {
+      await app.close()
+    }
+  }
+
+  it('FLUSHALL mid-act: no retry is taken for a new key, the act runs once, and its answer is kept', async () => {
+    const admin = redis.client()
+    const during = await losing(1500, () => admin.flushall())
+    assert.ok(during.length > 5, JSON.stringify(during))
+    assert.ok(during.includes(409), 'the running act wrote its claim back')
+  })
+
+  it('redis-server killed mid-act and restarted empty: the same', async () => {
+    await losing(2500, () => redis.restart())
+  })
+})
+
+describe('a keyed act while Redis is full (maxmemory reached, noeviction)', () => {
+  it('is answered 503 with Retry-After and not run; it runs once Redis has room again', async () => {
+    const { app, runs } = await keyed()
+    const admin = redis.client({ enableOfflineQueue: true })
+    try {
+      assert.equal((await post(app, 'roomy')).statusCode, 200)
+      await admin.config('SET', 'maxmemory', '1')
+      const full = await post(app, 'full')
+      assert.deepEqual([full.statusCode, full.headers['retry-after'], full.body], [503, '1', ''])
+      assert.equal(runs(), 1, 'not run')
+      await admin.config('SET', 'maxmemory', '0')
+      assert.equal((await post(app, 'full')).statusCode, 200)
+      assert.equal(runs(), 2)
+    } finally {
+      await admin.config('SET', 'maxmemory', '0')
       await app.close()
     }
   })
