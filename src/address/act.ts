@@ -13,7 +13,7 @@ import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, refusedBy, stale, told, type Settled, type Source } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
-import { headerNames, headersOf, onSendOff, removeHeader, restoreOnSend, withoutOnSend } from './fastify-internals.ts'
+import { headerNames, headersOf, removeHeader } from './fastify-internals.ts'
 import { holdTicket, UNKEPT, wasUnrun, type Answer, type Given, type Passage, type Ticket } from './guard.ts'
 import type { Door } from './door.ts'
 
@@ -210,9 +210,6 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
     return sendAnswer(reply, passage.answer)
   }
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
-    // Where the route has no hook but the act's onSend, it comes off while no failed act is on
-    // its way through the error path (see actSend): every other answer is made here.
-    if (failing === 0) withoutOnSend(reply)
     const entry = door.answers(request)
     if (entry?.refused !== undefined) return reject(request, reply, entry.refused)
     const body = request.body
@@ -245,7 +242,6 @@ function actHandler (settings: Settings, address: Address, reject: Reject, door:
 /** An answer a guard gives in the act's stead (src/address/guard.ts): sent as it is. */
 function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
   reply.code(answer.status).headers(answer.headers)
-  if (onSendOff(reply)) quiet(reply)
   return answer.body === '' ? reply.send() : reply.send(answer.body)
 }
 
@@ -257,8 +253,6 @@ const TIMED_OUT: Answer = Object.freeze({ status: 503, headers: Object.freeze({}
 interface Failure {
   readonly status: 500 | 503
   readonly headers: ReturnType<FastifyReply['getHeaders']>
-  /** Its answer has passed actSend once (and left `failing`). */
-  answered: boolean
 }
 
 /** The acts that failed and went to Fastify's error path, until their bare answer is sent. */
@@ -304,7 +298,6 @@ class Outcome {
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
-    if (onSendOff(reply)) quiet(reply) // else actSend does (off: only the act itself can have set one)
     reply.code(200).header('content-type', JSON_TYPE)
     this.#ticket?.done({ status: 200, headers: this.#set(), body: payload ?? 'null' })
     return reply.send(payload ?? 'null')
@@ -353,11 +346,9 @@ class Outcome {
     throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
   }
 
-  /** Marks the act failed, and puts the act's onSend back on its route for the answer to come. */
+  /** Marks the act failed: its answer, whatever the error handler makes, is actSend's. */
   #failing (status: 500 | 503): void {
-    failures.set(this.#request, { status, headers: this.#headers, answered: false })
-    failing++
-    restoreOnSend(this.#reply, actSend)
+    failures.set(this.#request, { status, headers: this.#headers })
   }
 }
 
@@ -375,26 +366,15 @@ function errorOf (thrown: unknown): Error | undefined {
 }
 
 /**
- * Failed acts between their failure and their answer. While any is, no act's route loses its
- * onSend: the answer a host's error handler makes for it must pass through actSend. (One that
- * never reaches actSend only keeps the hook on, which costs time, not correctness.)
- */
-let failing = 0
-
-/**
  * The act's own onSend: after a failed act, whatever the error handler answered, the client gets
  * the bare 500 (or 503) with the headers from before the act; after a body that stopped
  * arriving, whatever answers it (a rejection, a 412, a host's hook) adds `connection: close`, so
- * Node closes the connection once the answer is written instead of waiting for the rest. Where
- * the route has no other hook, it comes off the route (withoutOnSend): the handler's answers do
- * the same themselves, and a failure puts it back.
+ * Node closes the connection once the answer is written instead of waiting for the rest.
  */
 function actSend (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   quiet(reply)
   const failure = failures.get(request)
   if (failure !== undefined) {
-    if (!failure.answered) failing--
-    failure.answered = true
     for (const name of headerNames(reply)) {
       if (!Object.hasOwn(failure.headers, name)) removeHeader(reply, name)
     }

@@ -6,7 +6,7 @@ import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
 import type { Content } from '../types.ts'
 import { prefers } from './negotiate.ts'
-import { headerNames, removeHeader, withoutOnSend } from './fastify-internals.ts'
+import { headerNames, removeHeader } from './fastify-internals.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 
@@ -144,10 +144,6 @@ export function installArrival (instance: FastifyInstance, address: Serving, set
 export function arrivalHandler (address: Serving): RouteHandlerMethod {
   return (request, reply) => {
     const arrival = address.current.arrival // one read: one edition
-    // Where codedTag is the route's only hook, nothing but this handler answers, and nothing can
-    // encode the arrival or add headers to it after: codedTag comes off the route and the reply
-    // is quieted here.
-    if (withoutOnSend(reply)) quiet(reply)
     // draft §3.3: no Accept, or one that does not prefer text/html, gets the JSON; never a 406.
     // The page is read only when it is to be sent: it is rendered when first read.
     const html = prefers(request, OFFERED, 'text/html') ? arrival.html : undefined

@@ -1,8 +1,7 @@
 import type { FastifyReply } from 'fastify'
 import symbols from 'fastify/lib/symbols.js'
 
-// The one place that reads Fastify's internals (docs/architecture.md): a reply's headers, and a
-// route's settled hooks. Without a symbol (a Fastify that renamed it), each function falls back to
+// The one place that reads Fastify's internals (docs/architecture.md): a reply's headers. Without a symbol (a Fastify that renamed it), each function falls back to
 // the public API or leaves the route as it is.
 
 /**
@@ -42,43 +41,4 @@ export function headersOf (reply: FastifyReply, store = STORE): Headers {
 export function removeHeader (reply: FastifyReply, name: string): void {
   reply.removeHeader(name)
   if (!reply.raw.headersSent) reply.raw.removeHeader(name)
-}
-
-const CONTEXT = symbols['kRouteContext']
-
-/** The settled hooks of `reply`'s route (Fastify's route context), if they can be read. */
-function hooksOf (reply: FastifyReply): Record<string, unknown> | undefined {
-  const context: unknown = CONTEXT === undefined ? undefined : (reply as unknown as Record<symbol, unknown>)[CONTEXT]
-  return context !== null && typeof context === 'object' && 'onSend' in context ? context as Record<string, unknown> : undefined
-}
-
-/**
- * For a route whose onSend hooks include the caller's: whether nothing but its handler can answer
- * or change an answer. So where the route has no hook before its handler (none that could answer
- * first: onRequest, preParsing, preValidation, preHandler) and the caller's is its only onSend
- * hook, which then comes off the route (its context's settled hooks): Fastify skips its onSend
- * runner from then on, a few per cent of a small GET (docs/benchmarks.md). False where the
- * route's hooks cannot be read.
- */
-export function withoutOnSend (reply: FastifyReply): boolean {
-  const settled = hooksOf(reply)
-  if (settled === undefined) return false
-  if (settled['onSend'] === null) return true
-  if (!Array.isArray(settled['onSend']) || settled['onSend'].length !== 1) return false
-  for (const phase of BEFORE) if (settled[phase] !== null) return false
-  settled['onSend'] = null
-  return true
-}
-
-/** Whether `reply`'s route runs no onSend hook now (withoutOnSend took the caller's off). */
-export function onSendOff (reply: FastifyReply): boolean {
-  return hooksOf(reply)?.['onSend'] === null
-}
-
-const BEFORE = ['onRequest', 'preParsing', 'preValidation', 'preHandler']
-
-/** Puts `hook` back as the only onSend hook of `reply`'s route, where withoutOnSend took it off. */
-export function restoreOnSend (reply: FastifyReply, hook: unknown): void {
-  const settled = hooksOf(reply)
-  if (settled !== undefined && settled['onSend'] === null) settled['onSend'] = [hook]
 }
