@@ -1,21 +1,14 @@
-import type {
-  FastifyError,
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  FastifySchemaValidationError,
-  preValidationHookHandler
-} from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Address } from './address.ts'
 import { quiet } from './arrival.ts'
 import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { invoke, LATE, outsideProtocol, publishRefusal, readValue, reasonOf, Refused, refusedBody, refusedBy, stale, told, type Settled, type Source } from './pipeline.ts'
+import { LATE, outsideProtocol, Pipeline, readValue, Refused, refusedBody, told, type ActInput, type Outcome as Came, type Settled } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, removeHeader } from './fastify-internals.ts'
-import { holdTicket, UNKEPT, wasUnrun, type Answer, type Given, type Passage, type Ticket } from './guard.ts'
-import type { Door } from './door.ts'
+import { UNKEPT, wasUnrun, type Answer, type Ticket } from './guard.ts'
+import type { Door, Entry } from './door.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,28 +19,20 @@ declare module 'fastify' {
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-type Reject = (request: FastifyRequest, reply: FastifyReply, refused: Refused) => FastifyReply
-
 /**
  * draft §5.3: every rejection is the same bare 204, whatever its cause, so a client learns nothing
- * about which constraint failed; the reason goes to the log for operators. With `explain` (an
+ * about which constraint failed (the pipeline told the log and operators why). With `explain` (an
  * answer to Appendix B, "Failure Reporting", for addresses under development) it is a 422
- * problem+json that says why.
+ * problem+json that says why. A stale If-Match is 412 (Appendix B, "Form Change"), a rate limit's
+ * refusal 429 (outside the protocol).
  */
-function rejecter (explain: boolean, address: Address, door: Door): Reject {
-  if (!explain) {
-    return (request, reply, refused) => {
-      request.log.debug({ reason: refused.reason }, 'gpt: act rejected')
-      publishRefusal(refused, () => sourceOf(address, request, door))
-      closeIfUnread(request, reply)
-      return reply.code(204).send()
-    }
-  }
-  return (request, reply, refused) => {
-    const { reason, errors } = refused
-    request.log.debug({ reason }, 'gpt: act rejected')
-    publishRefusal(refused, () => sourceOf(address, request, door))
+function refusal (explain: boolean) {
+  return function refuse (request: FastifyRequest, reply: FastifyReply, refused: Refused): FastifyReply {
     closeIfUnread(request, reply)
+    if (refused.stage === 'if-match') return reply.code(412).send()
+    if (refused.stage === 'rate-limit') return reply.code(429).send()
+    if (!explain) return reply.code(204).send()
+    const { reason, errors } = refused
     // An array of thousands of wrong items fails thousands of times: the first ones say enough.
     const all = Array.isArray(errors) ? errors : undefined
     const shown = all !== undefined && all.length > EXPLAINED ? { errors: all.slice(0, EXPLAINED), omitted: all.length - EXPLAINED } : { errors }
@@ -59,11 +44,17 @@ function rejecter (explain: boolean, address: Address, door: Door): Reject {
 /** How many failed constraints an `explain` answer lists. */
 const EXPLAINED = 100
 
-/** A POST's facts, for operators (src/diagnostics.ts): by the door, the way in's. */
-function sourceOf (address: Address, request: FastifyRequest, door: Door): Source {
-  const entry = door.entryOf(request)
-  const actor = entry === undefined ? request.headers['gpt-actor'] : entry.actor
-  return { address: address.path, etag: address.current.arrival.json.etag, actor, via: entry?.via ?? 'http', request }
+/** A POST as the pipeline takes it; by the door, the way in's facts. */
+function inputOf (request: FastifyRequest, entry: Entry | undefined): ActInput {
+  return {
+    value: entry?.refused ?? request.body,
+    bytes: bodies.get(request),
+    headers: request.headers,
+    client: request.ip,
+    actor: entry === undefined ? request.headers['gpt-actor'] : entry.actor,
+    via: entry?.via ?? 'http',
+    request
+  }
 }
 
 /**
@@ -74,95 +65,47 @@ export function installAct (instance: FastifyInstance, address: Address, setting
   if (settings.explain && process.env['NODE_ENV'] === 'production') {
     instance.log.warn({ address: settings.path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
   }
-  const reject = rejecter(settings.explain, address, door)
+  const refuse = refusal(settings.explain)
+  const pipeline = new Pipeline(settings.path, settings)
   installBodyParser(instance, settings)
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     const outside = outsideProtocol(error)
-    if (outside !== undefined) door.answers(request)
-    if (outside === 'rate limited') { // outside the protocol; GET is limited too, but only a POST is an act
-      if (request.method === 'POST') publishRefusal(new Refused('rate-limit', 'rate limited'), () => sourceOf(address, request, door))
-      return reply.code(429).send()
-    }
-    if (outside === 'body') return reject(request, reply, refusedBody(error.code))
-    throw error // not ours (a host hook, a failed act): the host's error handler decides
+    // outside the protocol; GET is limited too, but only a POST is an act
+    if (outside === 'rate limited' && request.method !== 'POST') return reply.code(429).send()
+    if (outside === undefined) throw error // not ours (a host hook, a failed act): the host's error handler decides
+    const refused = outside === 'body' ? refusedBody(error.code) : new Refused('rate-limit', 'rate limited')
+    const came = pipeline.refuse(refused, inputOf(request, door.answers(request)), address.current)
+    return refuse(request, reply, (came as { refused: Refused }).refused)
   })
 
-  // draft §5.2 (3): the body is validated against the same value of s that GET returns: the
-  // current edition's validator, compiled from the form its arrival was serialized from.
+  // draft §5.2 (3): the body is judged against the same value of s that GET returns, in the
+  // pipeline (the current edition's validator, compiled from the form its arrival was serialized
+  // from); the route's schema only publishes it (OpenAPI), so Fastify's validator passes all.
   const initial = address.current.content.form
   instance.setValidatorCompiler(({ schema }) => {
     if (schema !== initial) throw new GPT_ERR_FORM_INVALID(address.path, 'Fastify offered a schema other than the form')
-    const validate = (body: unknown): boolean => {
-      if (body instanceof Refused) return true // refused already: the handler answers it
-      const current = address.current.validate
-      const valid = current(body)
-      validate.errors = current.errors ?? null
-      return valid
-    }
-    validate.errors = null as FastifySchemaValidationError[] | null
-    return validate
+    return passAll
   })
 
   const doc = openapiRoute(settings, 'act')
   instance.post('/', {
     schema: { body: initial, ...doc.schema },
     config: doc.config,
-    attachValidation: true,
-    schemaErrorFormatter: validationFailure,
     bodyLimit: settings.bodyLimit,
-    onSend: actSend,
-    ...(settings.ifMatch ? { preValidation: ifMatchGuard(address, door, settings.guard) } : {})
-  }, actHandler(settings, address, reject, door))
+    onSend: actSend
+  }, actHandler(settings, address, pipeline, door, refuse))
 }
 
-/**
- * A body that fails the form is an expected event, not a fault: its error carries no stack trace
- * (capturing one costs more than the validation), only the reason for the log, from the first few
- * errors (each `$ref` passes on at most a few, see src/form/bounded.ts).
- */
-function validationFailure (errors: FastifySchemaValidationError[], dataVar: string): Error {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new Error(reasonOf(errors, dataVar))
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
-
-/**
- * Opt-in answer to Appendix B, "Form Change": an act that echoes the entity tag of an arrival that
- * is no longer current is refused with 412 and not run. A synchronous hook, so it reads the same
- * edition that validation reads right after it. An act under an Idempotency-Key is judged here but
- * answered in the handler (`staleActs`), after its kept answer is looked for.
- */
-function ifMatchGuard (address: Address, door: Door, guard: Settings['guard']): preValidationHookHandler {
-  return function ifMatch (request, reply, done) {
-    if (stale(address.current, request.headers['if-match'])) {
-      if (guard?.wants(request.headers) === true) staleActs.add(request)
-      else return refuseStale(address, door, request, reply)
-    }
-    done()
-  }
-}
-
-/** Acts refused by If-Match whose answer waits for their kept answer to be looked for. */
-const staleActs = new WeakSet<FastifyRequest>()
-
-function refuseStale (address: Address, door: Door, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  door.answers(request)
-  request.log.debug('gpt: act refused, the form changed since its arrival')
-  publishRefusal(new Refused('if-match', 'the form changed since its arrival'), () => sourceOf(address, request, door))
-  return reply.code(412).send()
-}
+const passAll = (): boolean => true
 
 /**
  * The body, whatever the Content-Type says: the draft's appendix posts with `curl -d@-`
  * (form-urlencoded) and people post text/plain; it is JSON by contract. Read as raw bytes up to the
- * limit and parsed strictly (draft §5.2 (1), (2)). Failures become a `Refused` body rather than an
- * error, so they take the handler's path to the same answer as a schema failure (Fastify's error
- * path would add `connection: close` to some causes only).
+ * limit and parsed strictly (draft §5.2 (1), (2)), so that a host's preValidation and preHandler
+ * hooks see the value. Failures become a `Refused` body rather than an error, so they take the
+ * handler's path to the same answer as a form's refusal (Fastify's error path would add
+ * `connection: close` to some causes only).
  */
 function installBodyParser (instance: FastifyInstance, settings: Settings): void {
   const { bodyLimit, bodyTimeout, guard } = settings
@@ -187,57 +130,31 @@ const bodies = new WeakMap<FastifyRequest, Buffer>()
 
 type Answered = FastifyReply | Promise<FastifyReply>
 
-/** POST: the body has been parsed and validated by Fastify against the form; act on it. */
-function actHandler (settings: Settings, address: Address, reject: Reject, door: Door) {
-  const { act, actTimeout, path, guard } = settings
-  const source = (request: FastifyRequest) => () => sourceOf(address, request, door)
-  const run = (request: FastifyRequest, reply: FastifyReply, body: unknown, ticket: Ticket | undefined): Answered => {
-    const entry = door.entryOf(request)
-    const actor = entry === undefined ? request.headers['gpt-actor'] : entry.actor
-    request.gptActor = typeof actor === 'string' ? actor : undefined
-    request.log.info({ gptActor: request.gptActor }, 'gpt: act')
-
-    if (ticket !== undefined) holdTicket(request, ticket)
-    const outcome = new Outcome(request, reply, path, actTimeout, ticket)
-    const settled = invoke(() => act(body as never, request, reply), actTimeout, source(request))
-    // A plain result answers at once, with no promise made for it.
-    return settled instanceof Promise ? settled.then(outcome.answer) : outcome.answer(settled)
-  }
-  const pass = (request: FastifyRequest, reply: FastifyReply, body: unknown, passage: Passage): Answered => {
-    if (passage === undefined) return run(request, reply, body, undefined)
-    if ('ticket' in passage) return run(request, reply, body, passage.ticket)
-    refusedBy(passage, request, source(request))
-    return sendAnswer(reply, passage.answer)
-  }
+/** POST: the pipeline takes the parsed body (or its refusal); its outcome becomes the answer. */
+function actHandler (settings: Settings, address: Address, pipeline: Pipeline, door: Door, refuse: Refuse) {
+  const { act, actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
-    const entry = door.answers(request)
-    if (entry?.refused !== undefined) return reject(request, reply, entry.refused)
-    const body = request.body
-    if (body instanceof Refused) return reject(request, reply, body)
-    // No body and no Content-Type: Fastify ran no parser and the validator judged undefined; an empty body, not a form's refusal.
-    if (body === undefined) return reject(request, reply, new Refused('parse', 'empty body'))
-    const refused = staleActs.has(request) || request.validationError !== undefined
-    if (!refused || guard === undefined || !guard.wants(request.headers)) return judged(request, reply, body)
-    // A body the form (or If-Match) refuses now whose key and bytes were accepted once: their kept
-    // answer, whatever the form has become since. (An accepted one meets it in the claim.)
-    const kept = guard.kept(request.headers, bodies.get(request), entry?.via ?? 'http')
-    const answer = (found: Given | undefined): Answered => {
-      if (found === undefined) return judged(request, reply, body)
-      refusedBy(found, request, source(request))
-      return sendAnswer(reply, found.answer)
+    const input = inputOf(request, door.answers(request))
+    // The headers before the act ran: a failed act's 500 carries these and nothing it set.
+    let before = NO_HEADERS
+    const came = pipeline.enter(input, address.current, (body) => {
+      before = headersOf(reply)
+      request.gptActor = typeof input.actor === 'string' ? input.actor : undefined
+      request.log.info({ gptActor: request.gptActor }, 'gpt: act')
+      return act(body as never, request, reply)
+    })
+    const answer = (outcome: Came): FastifyReply => {
+      if (outcome.kind === 'refused') return refuse(request, reply, outcome.refused)
+      if (outcome.kind === 'given') return sendAnswer(reply, outcome.given.answer)
+      return new Answering(request, reply, path, actTimeout, outcome.ticket, before).answer(outcome.settled)
     }
-    return kept instanceof Promise ? kept.then(answer) : answer(kept)
-  }
-
-  function judged (request: FastifyRequest, reply: FastifyReply, body: unknown): Answered {
-    if (staleActs.has(request)) return refuseStale(address, door, request, reply)
-    const invalid = request.validationError
-    if (invalid !== undefined) return reject(request, reply, new Refused('schema', invalid.message, false, invalid.validation))
-    if (guard === undefined) return run(request, reply, body, undefined)
-    const passage = guard.pass(request.headers, bodies.get(request), door.entryOf(request)?.via ?? 'http', request.ip)
-    return passage instanceof Promise ? passage.then((given) => pass(request, reply, body, given)) : pass(request, reply, body, passage)
+    return came instanceof Promise ? came.then(answer) : answer(came)
   }
 }
+
+type Refuse = ReturnType<typeof refusal>
+type Headers = ReturnType<FastifyReply['getHeaders']>
+const NO_HEADERS = Object.freeze({}) as Headers
 
 /** An answer a guard gives in the act's stead (src/address/guard.ts): sent as it is. */
 function sendAnswer (reply: FastifyReply, answer: Answer): FastifyReply {
@@ -263,7 +180,7 @@ const failures = new WeakMap<FastifyRequest, Failure>()
  * is what the act threw, so that the host's onError hooks and error handler see it; whatever the
  * error handler answers, `bareFailure` sends the client a bare 500 (or 503) and nothing else.
  */
-class Outcome {
+class Answering {
   readonly #request: FastifyRequest
   readonly #reply: FastifyReply
   readonly #path: string
@@ -274,13 +191,13 @@ class Outcome {
   /** A guard's, told the answer once it is made. */
   readonly #ticket: Ticket | undefined
 
-  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined, ticket: Ticket | undefined) {
+  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined, ticket: Ticket | undefined, headers: ReturnType<FastifyReply['getHeaders']>) {
     this.#actTimeout = actTimeout
     this.#ticket = ticket
     this.#request = request
     this.#reply = reply
     this.#path = path
-    this.#headers = headersOf(reply)
+    this.#headers = headers
   }
 
   /** The answer to how the act settled: its result, or its failure by Fastify's error path. */

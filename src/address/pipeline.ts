@@ -1,14 +1,14 @@
 // The act pipeline (draft §5.2): the bytes of an act within the limit, parsed strictly, checked
-// against the edition the actor read, validated against that edition's form, then acted on. POST
-// runs these stages through Fastify's body parser, validator compiler and handler
-// (src/address/act.ts); every other way in (the MCP bridge's tools/call) enters by that same POST
-// route (src/address/door.ts), so there is one path, in one order.
-import type { ErrorObject } from 'ajv/dist/2020.js'
+// against the edition the actor read, validated against that edition's form, let through by a
+// guard, then acted on. One entry, `Pipeline.enter`, holds that order and says how the act came
+// out; its doors only turn the outcome into their answer: the address's POST (src/address/act.ts),
+// which every other way in (the MCP bridge's tools/call) enters by (src/address/door.ts), and a
+// job address's control acts (src/jobs/routes.ts).
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import { actorOf, acts, outcomeOf, refusals, type ActTrace, type Stage, type Via } from '../diagnostics.ts'
 import { GPT_ERR_ACT_TIMEOUT } from '../errors.ts'
 import { matches } from '../fields.ts'
-import type { Edition } from './address.ts'
-import type { Passage } from './guard.ts'
+import { holdTicket, type Given, type Guard, type Passage, type Ticket } from './guard.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { isThenable, LATE, within } from './settle.ts'
 
@@ -70,11 +70,11 @@ export function told (settings: { readonly explain: boolean }, request: { readon
 
 /**
  * Appendix B, "Form Change": whether an act naming the entity tag `field` (an If-Match) read an
- * arrival that is no longer `edition`'s.
+ * arrival that is no longer `form`'s.
  */
-export function stale (edition: Edition, field: string | undefined): boolean {
+function stale (form: Judged, field: string | undefined): boolean {
   if (field === undefined) return false
-  const { json, html } = edition.arrival
+  const { json, html } = form.arrival
   return !matches(field, json.etag, false) && (html === undefined || !matches(field, html.etag, false))
 }
 
@@ -120,18 +120,126 @@ export function publishRefusal (refused: Refused, source: () => Source): void {
   })
 }
 
-/** A guard's answer in an act's stead that refuses it (src/address/guard.ts): to the log and to operators, by POST and tools/call alike. */
-export function refusedBy (passage: Passage, request: { readonly log: { debug: (detail: object, message: string) => void } }, source: () => Source): void {
-  if (passage === undefined || !('answer' in passage) || passage.refused === undefined) return
-  request.log.debug({ reason: passage.refused }, 'gpt: act refused')
-  publishRefusal(new Refused('idempotency', passage.refused), source)
-}
-
 /** How an act ended: its result, what it threw (and how), or LATE past actTimeout. */
 export type Settled =
   | { readonly ok: true, readonly value: unknown }
   | { readonly ok: false, readonly error: unknown, readonly how: string }
   | typeof LATE
+
+/** What an act is judged against, read once per act: a form's validator, and the arrival it was published in. */
+export interface Judged {
+  readonly validate: ValidateFunction
+  readonly arrival: { readonly json: { readonly etag: string }, readonly html?: { readonly etag: string } | undefined }
+}
+
+/** One act as a door brings it in. */
+export interface ActInput {
+  /** The body parsed strictly, or its refusal while it was read; undefined where there was none. */
+  readonly value: unknown
+  /** The body's bytes, where a guard reads them (Guard.wants). */
+  readonly bytes: Buffer | undefined
+  /** The request's header fields: If-Match, and a guard's key. */
+  readonly headers: Readonly<Record<string, unknown>>
+  /** Who asks (`request.ip`), for what one client may hold. */
+  readonly client: string
+  /** GPT-Actor, or an MCP client's name (draft §6: records only). */
+  readonly actor: unknown
+  readonly via: Via
+  /** The request, for its log and for operators (src/diagnostics.ts). */
+  readonly request: { readonly log: { debug: (detail: object, message: string) => void } }
+}
+
+/**
+ * How an act came out: refused at a stage (and so never run), answered by a guard in its stead
+ * (a kept answer, a key in use), or run, and how it settled (its ticket told of the answer).
+ */
+export type Outcome =
+  | { readonly kind: 'refused', readonly refused: Refused }
+  | { readonly kind: 'given', readonly given: Given }
+  | { readonly kind: 'settled', readonly settled: Settled, readonly ticket: Ticket | undefined }
+
+/** The act of one address (or a job's control acts): the stages in their order, for every door. */
+export class Pipeline {
+  readonly #address: string
+  readonly #guard: Guard | undefined
+  readonly #actTimeout: number | undefined
+  readonly #ifMatch: boolean
+
+  constructor (address: string, options: { readonly guard?: Guard | undefined, readonly actTimeout?: number | undefined, readonly ifMatch: boolean }) {
+    this.#address = address
+    this.#guard = options.guard
+    this.#actTimeout = options.actTimeout
+    this.#ifMatch = options.ifMatch
+  }
+
+  /**
+   * One act against `form` (one edition: stale check and validation read the same): refused
+   * where its body or If-Match or the form refuses it, unless its key and bytes were accepted
+   * once (the guard's kept answer, whatever the form has become); else let through by the guard
+   * and run by `act`, which is handed the value and the guard's ticket.
+   */
+  enter (input: ActInput, form: Judged, act: (body: unknown, ticket: Ticket | undefined) => unknown): Outcome | Promise<Outcome> {
+    const refused = this.#judge(input, form)
+    const guard = this.#guard
+    if (refused === undefined) {
+      if (guard === undefined) return this.#run(input, form, act, undefined)
+      const passage = guard.pass(input.headers, input.bytes, input.via, input.client)
+      return passage instanceof Promise ? passage.then((given) => this.#pass(input, form, act, given)) : this.#pass(input, form, act, passage)
+    }
+    // Only a form's (or If-Match's) refusal can meet bytes an act already ran with.
+    if (guard === undefined || (refused.stage !== 'schema' && refused.stage !== 'if-match') || !guard.wants(input.headers)) {
+      return this.refuse(refused, input, form)
+    }
+    const kept = guard.kept(input.headers, input.bytes, input.via)
+    const answer = (found: Given | undefined): Outcome => found === undefined ? this.refuse(refused, input, form) : this.#given(found, input, form)
+    return kept instanceof Promise ? kept.then(answer) : answer(kept)
+  }
+
+  /** An act refused at `refused.stage`, told to the log and to operators (never to the actor, draft §5.3). */
+  refuse (refused: Refused, input: ActInput, form: Judged | undefined): Outcome {
+    input.request.log.debug({ reason: refused.reason }, refused.stage === 'if-match' ? 'gpt: act refused, the form changed since its arrival' : 'gpt: act rejected')
+    publishRefusal(refused, () => this.#source(input, form))
+    return { kind: 'refused', refused }
+  }
+
+  /** draft §5.2 (2), Appendix B "Form Change", §5.2 (3): the body as read, its If-Match, its form. */
+  #judge (input: ActInput, form: Judged): Refused | undefined {
+    const { value } = input
+    if (value instanceof Refused) return value
+    // No body and no Content-Type: no parser ran; an empty body, not a form's refusal.
+    if (value === undefined) return new Refused('parse', 'empty body')
+    if (this.#ifMatch && stale(form, input.headers['if-match'] as string | undefined)) return new Refused('if-match', 'the form changed since its arrival')
+    const validate = form.validate
+    if (validate(value)) return undefined
+    const errors = validate.errors ?? []
+    return new Refused('schema', reasonOf(errors), false, errors)
+  }
+
+  #pass (input: ActInput, form: Judged, act: (body: unknown, ticket: Ticket | undefined) => unknown, passage: Passage): Outcome | Promise<Outcome> {
+    if (passage === undefined) return this.#run(input, form, act, undefined)
+    if ('ticket' in passage) return this.#run(input, form, act, passage.ticket)
+    return this.#given(passage, input, form)
+  }
+
+  /** A guard's answer in the act's stead; one that refuses it is told as a refusal. */
+  #given (given: Given, input: ActInput, form: Judged): Outcome {
+    if (given.refused !== undefined) {
+      input.request.log.debug({ reason: given.refused }, 'gpt: act refused')
+      publishRefusal(new Refused('idempotency', given.refused), () => this.#source(input, form))
+    }
+    return { kind: 'given', given }
+  }
+
+  #run (input: ActInput, form: Judged, act: (body: unknown, ticket: Ticket | undefined) => unknown, ticket: Ticket | undefined): Outcome | Promise<Outcome> {
+    if (ticket !== undefined) holdTicket(input.request, ticket)
+    const settled = invoke(() => act(input.value, ticket), this.#actTimeout, () => this.#source(input, form))
+    return settled instanceof Promise ? settled.then((done) => ({ kind: 'settled', settled: done, ticket })) : { kind: 'settled', settled, ticket }
+  }
+
+  #source (input: ActInput, form: Judged | undefined): Source {
+    return { address: this.#address, etag: form?.arrival.json.etag, actor: input.actor, via: input.via, request: input.request }
+  }
+}
 
 /**
  * Runs the act once. A plain result settles at once, with no promise made for it; a thenable is
@@ -139,7 +247,7 @@ export type Settled =
  * getter or a revoked proxy may throw before that: still the act's failure), and raced against
  * `actTimeout`, whatever comes second dropped.
  */
-export function invoke (act: () => unknown, actTimeout: number | undefined, source: () => Source): Settled | Promise<Settled> {
+function invoke (act: () => unknown, actTimeout: number | undefined, source: () => Source): Settled | Promise<Settled> {
   if (!acts.hasSubscribers) return run(act, actTimeout)
   const { address, etag, actor, via, request } = source()
   return traced({ address, etag, actor: actorOf(actor), via, request }, () => run(act, actTimeout), actTimeout)

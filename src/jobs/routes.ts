@@ -3,8 +3,7 @@ import type { FastifyError, FastifyInstance, FastifySchema, FastifyReply, Fastif
 import { compileForm } from '../form/compile.ts'
 import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
-import type { ValidateFunction } from 'ajv/dist/2020.js'
-import { outsideProtocol, publishRefusal, readValue, Refused, refusedBody, type Source } from '../address/pipeline.ts'
+import { LATE, outsideProtocol, Pipeline, readValue, refusedBody, type ActInput, type Outcome } from '../address/pipeline.ts'
 import { addVary, namesExactly } from '../fields.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
@@ -26,12 +25,27 @@ type Params = { Params: { id: string }, Querystring: { after?: string } }
  * instance of their own: their own body parser, rate limit and log level.
  */
 export async function installJobRoutes (instance: FastifyInstance, settings: Settings, background: BackgroundSettings, source: JobSource): Promise<void> {
-  const routes = jobRoutes(settings, background, source)
+  // A job's control acts take the act's pipeline, against the job's own forms.
+  const pipeline = new Pipeline(`${jobsPath(settings.path)}/:id`, { ifMatch: false })
+  const routes = jobRoutes(settings, background, source, pipeline)
   // A job address is a capability: nothing under it logs at info or below (Fastify's request lines
   // hold the URL), its 404s included; the instance's level is every route's and its 404 handler's.
   const logLevel = LEVELS.includes(instance.log.level) ? 'warn' as const : undefined
   await instance.register(async (jobs) => {
-    jobs.setErrorHandler(onJobError)
+    jobs.setErrorHandler(function onJobError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+      const outside = outsideProtocol(error)
+      if (outside === 'rate limited') return reply.code(429).send()
+      // draft §5.3: a control act refused before validation (too large, say) is the bare 204 too.
+      if (outside === 'body') {
+        pipeline.refuse(refusedBody(error.code), controlInput(request, undefined), undefined)
+        return reply.code(204).send()
+      }
+      // A host's refusal (an auth hook's 401) is the host's to answer; a failure is answered here,
+      // since Fastify's own error log would carry the request, and with it the id.
+      if (error.statusCode !== undefined && error.statusCode < 500) throw error
+      request.log.error({ err: error }, 'gpt: a job route failed')
+      return reply.code(500).send()
+    })
     // Anything else under the jobs' prefix (a trailing slash, another case, another method) is no
     // job: the bare 404 a forgotten job gets, not the host's, which logs the URL at info.
     jobs.setNotFoundHandler(function noJob (_request, reply) { return reply.code(404).send() })
@@ -54,26 +68,10 @@ export async function installJobRoutes (instance: FastifyInstance, settings: Set
   }, { prefix: '/jobs', ...(logLevel === undefined ? {} : { logLevel }) })
 }
 
-function onJobError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const outside = outsideProtocol(error)
-  if (outside === 'rate limited') return reply.code(429).send()
-  // draft §5.3: a control act refused before validation (too large, say) is the bare 204 too.
-  if (outside === 'body') {
-    request.log.debug({ reason: error.code }, 'gpt: control act rejected')
-    publishRefusal(refusedBody(error.code), () => controlSource(request, undefined))
-    return reply.code(204).send()
-  }
-  // A host's refusal (an auth hook's 401) is the host's to answer; a failure is answered here,
-  // since Fastify's own error log would carry the request, and with it the id.
-  if (error.statusCode !== undefined && error.statusCode < 500) throw error
-  request.log.error({ err: error }, 'gpt: a job route failed')
-  return reply.code(500).send()
-}
-
 type Handler = (request: FastifyRequest<Params>, reply: FastifyReply) => Promise<FastifyReply>
 
 /** The handlers of one address's job routes. */
-function jobRoutes (settings: Settings, background: BackgroundSettings, source: JobSource): Record<'arrival' | 'control' | 'other' | 'events', Handler> {
+function jobRoutes (settings: Settings, background: BackgroundSettings, source: JobSource, pipeline: Pipeline): Record<'arrival' | 'control' | 'other' | 'events', Handler> {
   const base = jobsPath(settings.path)
   // draft §5.2 (3): each control act is validated against the very form the job's arrival shows.
   const validators = {
@@ -116,22 +114,21 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
   async function control (request: FastifyRequest<Params>, reply: FastifyReply): Promise<FastifyReply> {
     const job = await found(request, reply)
     if (job === undefined) return reply
-    const control = controlAct(request.body, job.done ? validators.done : validators.working)
-    // draft §5.3: what the job's form does not admit now is the bare 204, whatever it was.
-    if (control instanceof Refused) {
-      request.log.debug({ reason: control.reason }, 'gpt: control act rejected')
-      publishRefusal(control, () => controlSource(request, jobArrival(job, settings.path, `${base}/${job.id}`, background.poll).etag))
-      return reply.code(204).send()
+    // draft §5.2 (3): each control act is judged against the very form the job's arrival shows
+    // now; draft §5.3: what it does not admit is the bare 204, whatever it was.
+    const form = {
+      validate: job.done ? validators.done : validators.working,
+      get arrival () { return { json: jobArrival(job, settings.path, `${base}/${job.id}`, background.poll) } }
     }
-    reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE)
-    if (control === 'cancel') {
-      const status = await source.cancel(job.id)
-      if (status === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
-      if (status === undefined) return reply.code(404).send() // forgotten or expired meanwhile
-      return reply.send(JSON.stringify({ status }))
-    }
-    if (await source.forget(job.id) === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
-    return reply.send('{"status":"forgotten"}')
+    const came = await pipeline.enter(controlInput(request, request.body), form, async (value) => {
+      if ((value as { do: 'cancel' | 'forget' }).do === 'cancel') return await source.cancel(job.id)
+      return await source.forget(job.id) === UNAVAILABLE ? UNAVAILABLE : 'forgotten'
+    })
+    if (came.kind !== 'settled') return reply.code(204).send()
+    const status = settledValue(came)
+    if (status === UNAVAILABLE) return reply.code(503).header('retry-after', poll).send()
+    if (status === undefined) return reply.code(404).send() // forgotten or expired meanwhile
+    return reply.header('cache-control', 'no-store').header('content-type', JSON_TYPE).send(JSON.stringify({ status }))
   }
 
   async function other (request: FastifyRequest<Params>, reply: FastifyReply): Promise<FastifyReply> {
@@ -174,19 +171,25 @@ async function * framed (framing: Framing, events: AsyncIterable<JobEvent | null
 const OFFERED = ['application/json', 'text/html']
 const prefersHtml = (request: FastifyRequest): boolean => prefers(request, OFFERED, 'text/html')
 
-function controlAct (body: unknown, validate: ValidateFunction): 'cancel' | 'forget' | Refused {
-  if (!Buffer.isBuffer(body)) return new Refused('parse', 'empty body')
-  // draft §5.2 (2): the same strict parser as every act
-  const value = readValue(body, CONTROL_LIMITS, false)
-  if (value instanceof Refused) return value
-  if (!validate(value)) return new Refused('schema', 'not a control act the job admits now', false, validate.errors ?? [])
-  return (value as { do: 'cancel' | 'forget' }).do
+/** A control act as the pipeline takes it, read by the same strict parser as every act (draft §5.2 (2)). */
+function controlInput (request: FastifyRequest, body: unknown): ActInput {
+  return {
+    value: Buffer.isBuffer(body) ? readValue(body, CONTROL_LIMITS, false) : undefined,
+    bytes: undefined,
+    headers: request.headers,
+    client: request.ip,
+    actor: request.headers['gpt-actor'],
+    via: 'http',
+    request
+  }
+}
+
+/** What a control act came to (a job's new status, or UNAVAILABLE); its failure (Redis refusing a write) thrown, for the error handler. */
+function settledValue (came: Outcome & { kind: 'settled' }): unknown {
+  const { settled } = came
+  if (settled === LATE || !settled.ok) throw settled === LATE ? new Error('late') : settled.error // (no actTimeout is given it)
+  return settled.value
 }
 
 /** A control act's bounds: the body parser's limit, and the depth of the deepest control form. */
 const CONTROL_LIMITS = { bodyLimit: CONTROL_LIMIT, maxDepth: 4 }
-
-/** A control act's facts, for operators (src/diagnostics.ts): the job route's pattern is its address. */
-function controlSource (request: FastifyRequest, etag: string | undefined): Source {
-  return { address: request.routeOptions.url ?? '', etag, actor: request.headers['gpt-actor'], via: 'http', request }
-}

@@ -4,9 +4,9 @@ import { connect, type Socket } from 'node:net'
 import { describe, it } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
-import type { FastifyInstance } from 'fastify'
-import type { GptOptions } from '../../src/index.ts'
-import { host } from '../helpers/host.ts'
+import Fastify, { type FastifyInstance } from 'fastify'
+import gpt, { type GptOptions } from '../../src/index.ts'
+import { host, noteForm } from '../helpers/host.ts'
 
 /** A host listening on a loopback port, with its port. */
 async function listening (options: Partial<GptOptions>): Promise<{ app: FastifyInstance, port: number }> {
@@ -166,12 +166,27 @@ describe('§5.2 (1), §7.4 bodyTimeout: a body that does not arrive in time is r
     }
   })
 
-  it('closes the connection whatever answers the stalled act (here the 412 of ifMatch)', { timeout: 30_000 }, async (t) => {
+  it('closes the connection whatever answers the stalled act (here a host\'s preHandler hook, with a 403)', { timeout: 30_000 }, async (t) => {
+    const app = Fastify({ forceCloseConnections: true })
+    app.addHook('preHandler', async (_request, reply) => reply.code(403).send())
+    await app.register(gpt, { form: noteForm, act: () => null, rateLimit: false, bodyTimeout: 100 })
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    try {
+      const { received, closedByServer } = await exchange(t.signal, (app.server.address() as { port: number }).port, stalledHead, [], 0)
+      assert.match(received, /^HTTP\/1\.1 403 /)
+      assert.match(received, /\r\nconnection: close\r\n/i)
+      assert.ok(closedByServer)
+    } finally {
+      await app.close()
+    }
+  })
+
+  it('refuses a stalled body as a body, before its If-Match is read: the bare 204, closed', { timeout: 30_000 }, async (t) => {
     const { app, port } = await listening({ bodyTimeout: 100, ifMatch: true })
     try {
       const head = stalledHead.replace('Host: x\r\n', 'Host: x\r\nIf-Match: "stale"\r\n')
       const { received, closedByServer } = await exchange(t.signal, port, head, [], 0)
-      assert.match(received, /^HTTP\/1\.1 412 /)
+      assert.match(received, /^HTTP\/1\.1 204 /)
       assert.match(received, /\r\nconnection: close\r\n/i)
       assert.ok(closedByServer)
     } finally {
