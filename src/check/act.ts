@@ -2,6 +2,7 @@ import { actor, type ActorOptions } from './actor.ts'
 import { held, type Answer, type Client } from './client.ts'
 import { bytes, duplicated, invalidUtf8, padded } from './bytes.ts'
 import { formCheck } from './catalogue.ts'
+import { gated, shut, type Gate } from './gate.ts'
 import { generate, random, type Generated } from './generate.ts'
 import type { Admits, Judge } from './judge.ts'
 import { KEYWORDS, nearMisses, type NearMiss, type NearMisses } from './near-miss.ts'
@@ -34,18 +35,21 @@ const post = (body: Uint8Array, headers: Readonly<Record<string, string>> = JSON
 /** s as the act checks need it: the form and its judge, or why there is none to reason about. */
 export type Form = { readonly form: object, readonly judge: Judge } | { readonly form?: undefined, readonly judge?: undefined, readonly none: string }
 
-/** The checks of §5 and §6, given s (or why there is none). */
-export async function checkAct (client: Client, results: Results, s: Form, options: ActOptions): Promise<ActorReport | undefined> {
+/** The checks of §5 and §6, given s (or why there is none); `gate` counts what the host's gate answered. */
+export async function checkAct (client: Client, results: Results, s: Form, options: ActOptions, gate: Gate): Promise<ActorReport | undefined> {
   const refusals: Answer[] = [] // answers to bodies that must be refused, sent as application/json
   const refuse = async (id: string, requests: readonly Request[]): Promise<void> => {
     const answers: Answer[] = []
     for (const request of requests) answers.push(await client.exchange(request))
-    for (const answer of answers) if (answer.response !== undefined && answer.request.headers === JSON_TYPE) refusals.push(answer)
+    for (const answer of answers) {
+      gate.saw(answer)
+      if (answer.response !== undefined && answer.request.headers === JSON_TYPE) refusals.push(answer)
+    }
     conclude(results, id, answers)
   }
 
   await refuse('5.2-empty', [post(new Uint8Array(0))])
-  const byContentType = await contentTypes(client, refusals)
+  const byContentType = await contentTypes(client, refusals, gate)
 
   const { form } = s
   const admits = form === undefined ? undefined : s.judge.admits
@@ -84,16 +88,17 @@ export async function checkAct (client: Client, results: Results, s: Form, optio
   if (form !== undefined) await keywords(form, values, s.judge, generated, refuse, results)
   let byActor: ActorReport | undefined
   if (options.actor !== undefined && form !== undefined) {
-    byActor = await actor(client, results, form, s.judge, refusals, { ...options.actor, acts: options.acts, seed: options.seed })
+    byActor = await actor(client, results, form, s.judge, refusals, gate, { ...options.actor, acts: options.acts, seed: options.seed })
   }
   // without s, the acts' checks say why they could not run, whoever writes the acts
   if (options.actor !== undefined && form === undefined) results.skip('5.2-decoder', noValue())
-  const withActs = byActor !== undefined ? undefined : await acts(client, results, values, options.acts, noValue())
+  const withActs = byActor !== undefined ? undefined : await acts(client, results, values, options.acts, noValue(), gate)
   const finding = byContentType ?? withActs
   if (finding === undefined) results.pass('5.1-content-type')
   else if ('held' in finding) results.skip('5.1-content-type', finding.held)
+  else if ('gate' in finding) results.gate('5.1-content-type', finding.gate)
   else results.fail('5.1-content-type', finding.fault, finding.answers)
-  uniform(results, refusals)
+  uniform(results, refusals, gate)
   return byActor
 }
 
@@ -135,20 +140,24 @@ function conclude (results: Results, id: string, answers: readonly Answer[]): vo
   }
   const holding = answers.find(held)
   if (holding !== undefined) return results.skip(id, holding.unanswered as string)
+  const answered = answers.filter((a) => a.response !== undefined)
+  if (answered.length > 0 && answered.every(gated)) return results.gate(id, shut(answered[0] as Answer))
   results.pass(id)
 }
 
 /** What a check found before it can be concluded: a fault with its evidence, or why it could not tell. */
-type Finding = { readonly fault: string, readonly answers: readonly Answer[] } | { readonly held: string } | undefined
+type Finding = { readonly fault: string, readonly answers: readonly Answer[] } | { readonly held: string } | { readonly gate: string } | undefined
 
 /** draft §5.1, without acts: a body that is refused is refused alike under every Content-Type. */
-async function contentTypes (client: Client, refusals: Answer[]): Promise<Finding> {
+async function contentTypes (client: Client, refusals: Answer[], gate: Gate): Promise<Finding> {
   const answers: Answer[] = []
   for (const headers of CONTENT_TYPES) answers.push(await client.exchange(post(bytes('{'), headers)))
   const [json, ...others] = answers as [Answer, ...Answer[]]
   if (json.response !== undefined) refusals.push(json)
+  const shutOut = answers.filter((a) => gate.saw(a))
   const held = answers.find((a) => a.response === undefined)
   if (held !== undefined) return { held: held.unanswered as string }
+  if (shutOut.length > 0) return { gate: shut(shutOut[0] as Answer) }
   for (const other of others) {
     const differs = difference(json.response as Response, other.response as Response)
     if (differs !== undefined) return { fault: `an unparsable body is answered otherwise under another Content-Type (${differs})`, answers: [json, other] }
@@ -201,7 +210,7 @@ const PLAN: readonly Readonly<Record<string, string>>[] = [JSON_TYPE, { ...JSON_
  * independent validator (§5.2 (3)); one refused only with another Content-Type is §5.1's; only
  * with a GPT-Actor, §6's. Returns the §5.1 finding.
  */
-async function acts (client: Client, results: Results, values: readonly Generated[], wanted: number, noValue: string): Promise<Finding> {
+async function acts (client: Client, results: Results, values: readonly Generated[], wanted: number, noValue: string, gate: Gate): Promise<Finding> {
   const ids = ['5.2-admitted', '5.3-success', '6-actor'] as const
   if (wanted === 0 || values.length === 0) {
     const why = wanted === 0 ? 'sends acts: run with acts (--acts N)' : noValue
@@ -214,8 +223,14 @@ async function acts (client: Client, results: Results, values: readonly Generate
     const { value } = values[i % values.length] as Generated
     answers.push(await client.exchange(post(bytes(JSON.stringify(value)), PLAN[i % PLAN.length])))
   }
-  // an admitted value met with a dropped connection was not acted on, as far as anyone can tell
-  const refused = (a: Answer): boolean => a.response === undefined ? !held(a) : !acted(a.response)
+  const shutOut = answers.filter((a) => gate.saw(a))
+  if (shutOut.length > 0 && answers.every((a) => held(a) || gated(a))) {
+    for (const id of ids) results.gate(id, shut(shutOut[0] as Answer))
+    return { gate: shut(shutOut[0] as Answer) }
+  }
+  // an admitted value met with a dropped connection was not acted on, as far as anyone can tell;
+  // one the gate answered was not judged (src/check/gate.ts)
+  const refused = (a: Answer): boolean => a.response === undefined ? !held(a) : !acted(a.response) && !gated(a)
   const plain = answers.filter((a) => a.request.headers === JSON_TYPE)
   const labelled = answers.filter((a) => a.request.headers['gpt-actor'] === undefined && a.request.headers !== JSON_TYPE)
   const actors = answers.filter((a) => a.request.headers['gpt-actor'] !== undefined)
@@ -248,18 +263,29 @@ async function acts (client: Client, results: Results, values: readonly Generate
     : undefined
 }
 
-/** draft §5.3: every refusal is a bare 204, and all are alike. */
-function uniform (results: Results, refusals: readonly Answer[]): void {
-  const answered = refusals.filter((a) => a.response !== undefined && !acted(a.response))
+/**
+ * draft §5.3: every refusal is a bare 204, and all are alike. What the host's gate answered is left
+ * out, unless some POST reached the address: a gate answers every POST alike, so a 401 or 403 that
+ * others escaped depends on the body, and is the address's refusal.
+ */
+function uniform (results: Results, refusals: readonly Answer[], gate: Gate): void {
+  const answered = refusals.filter((a) => a.response !== undefined && !acted(a.response) && (gate.passed || !gated(a)))
   const [first] = answered
   if (first === undefined) {
-    results.skip('5.3-bare-204', 'no body was refused')
-    results.skip('5.3-uniform', 'no body was refused')
+    const shutOut = refusals.find(gated)
+    for (const id of ['5.3-bare-204', '5.3-uniform']) {
+      if (shutOut === undefined) results.skip(id, 'no body was refused')
+      else results.gate(id, shut(shutOut))
+    }
     return
   }
   const notBare = answered.filter(({ response }) => response?.status !== 204 || response.body.length > 0)
-  if (notBare.length === 0) results.pass('5.3-bare-204')
-  else results.fail('5.3-bare-204', `a refusal was answered ${notBare[0]?.response?.status ?? ''} ${notBare[0]?.response?.body.length ?? 0} bytes`, notBare)
+  const [bare] = notBare
+  if (bare === undefined) results.pass('5.3-bare-204')
+  else {
+    results.fail('5.3-bare-204', `a refusal was answered ${bare.response?.status ?? ''} ${bare.response?.body.length ?? 0} bytes` +
+      (gated(bare) ? ', though other POSTs reached the address (answered 204 or acted on): a gate answers every body alike, this one judged the body' : ''), notBare)
+  }
   const other = answered.find((a) => difference(first.response as Response, a.response as Response) !== undefined)
   if (other === undefined) results.pass('5.3-uniform')
   else {

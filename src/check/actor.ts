@@ -4,6 +4,7 @@ import { TEXT_MATCHED } from '../lint/wire.ts'
 import { bytes } from './bytes.ts'
 import { held, printable, type Answer, type Client } from './client.ts'
 import { decode } from './decoder.ts'
+import { shut, type Gate } from './gate.ts'
 import { decodeLlama } from './llama-decoder.ts'
 import { fragmentValue, refPointer } from '../json/pointer.ts'
 import type { Json } from '../json/value.ts'
@@ -163,7 +164,7 @@ const shown = (f: Finding): NonNullable<Refusal['finding']> => ({ rule: f.rule, 
  * The acts, written by the decoder: check 5.2-decoder (every body it writes is acted on when s
  * admits it and refused when not), 5.3-success of those taken; and the actor's tally.
  */
-export async function actor (client: Client, results: Results, form: object, judge: Judge, refusals: Answer[], options: ActorOptions): Promise<ActorReport> {
+export async function actor (client: Client, results: Results, form: object, judge: Judge, refusals: Answer[], gate: Gate, options: ActorOptions): Promise<ActorReport> {
   const { decoder } = options
   const base = { decoder, version: options.version, profile: options.profile }
   const walked = await write(form, options)
@@ -172,10 +173,11 @@ export async function actor (client: Client, results: Results, form: object, jud
   if ('error' in walked) {
     results.skip('5.2-decoder', `${decoder} wrote no body: ${walked.error}`)
     results.skip('5.3-success', 'no act was taken')
-    return { ...base, refusedForm: walked.error, written: 0, dropped: 0, accepted: 0, refused: 0, unanswered: 0, refusals: [] }
+    return { ...base, refusedForm: walked.error, written: 0, dropped: 0, accepted: 0, refused: 0, unanswered: 0, gated: 0, refusals: [] }
   }
   const findings = judge.findings([decoder]) ?? []
-  const tally = { accepted: 0, refused: 0, unanswered: 0 }
+  const tally = { accepted: 0, refused: 0, unanswered: 0, gated: 0 }
+  let shutOut: Answer | undefined
   const list: Refusal[] = []
   const wrong: Answer[] = []
   const faults: string[] = []
@@ -184,6 +186,11 @@ export async function actor (client: Client, results: Results, form: object, jud
     const answer = await client.exchange({ method: 'POST', headers: JSON_TYPE, body: bytes(text) })
     if (answer.response === undefined && held(answer)) {
       tally.unanswered++
+      continue
+    }
+    if (gate.saw(answer)) {
+      tally.gated++
+      shutOut ??= answer
       continue
     }
     const { admitted, formatted, ...why } = refusal(text, form, judge, findings)
@@ -202,10 +209,12 @@ export async function actor (client: Client, results: Results, form: object, jud
   }
   if (tally.unanswered > 0) results.limits.push(`${tally.unanswered} of the decoder's bodies were not sent: ${client.stopped ?? 'held back'}`)
   if (wrong.length > 0) results.fail('5.2-decoder', `${faults[0] as string}${wrong.length > 1 ? ` (${wrong.length} such bodies)` : ''}`, wrong)
+  else if (tally.accepted + tally.refused === 0 && shutOut !== undefined) results.gate('5.2-decoder', shut(shutOut))
   else if (tally.accepted + tally.refused === 0) results.skip('5.2-decoder', walked.texts.length === 0 ? `${decoder} wrote no body (every walk ran too long)` : 'no body of the decoder was answered')
   else results.pass('5.2-decoder')
   const malformed = taken.filter(({ response }) => response?.status !== 200 || !isJsonResponse(response as Response))
-  if (taken.length === 0) results.skip('5.3-success', 'no act was taken')
+  if (taken.length === 0 && tally.refused === 0 && shutOut !== undefined) results.gate('5.3-success', shut(shutOut))
+  else if (taken.length === 0) results.skip('5.3-success', 'no act was taken')
   else if (malformed.length === 0) results.pass('5.3-success')
   else results.fail('5.3-success', 'an act was not answered 200 with a JSON body and Content-Type application/json', malformed)
   return { ...base, written: walked.texts.length, dropped: walked.dropped, ...(walked.gaveUp === undefined ? {} : { gaveUp: walked.gaveUp }), ...tally, refusals: list }

@@ -1,4 +1,5 @@
-import type { ActorReport, CheckResult, Exchange, Level, LinkGraph, McpReport, Refusal, Report } from './types.ts'
+import { passWith } from './gate.ts'
+import type { ActorReport, CheckResult, Exchange, GateReport, Level, LinkGraph, McpReport, Refusal, Report } from './types.ts'
 import { visible } from './visible.ts'
 
 // The report for people: failures first (MUST, then SHOULD, then MAY), each with what was sent and
@@ -47,7 +48,7 @@ function actor (tally: ActorReport): string[] {
   const profile = `  lint's ${tally.decoder} profile describes ${tally.profile}`
   if (tally.refusedForm !== undefined) return [`${head}: refuses s: ${tally.refusedForm}`, profile]
   const out = [`${head}: ${counted(tally.written, 'body', 'bodies')} written, ${tally.accepted} acted on, ${tally.refused} refused` +
-    (tally.unanswered > 0 ? `, ${tally.unanswered} not sent` : '') + (tally.dropped > 0 ? `; ${tally.dropped} walks dropped at the token bound` : '') +
+    (tally.unanswered > 0 ? `, ${tally.unanswered} not sent` : '') + (tally.gated > 0 ? `, ${tally.gated} answered by the host's gate` : '') + (tally.dropped > 0 ? `; ${tally.dropped} walks dropped at the token bound` : '') +
     (tally.gaveUp === undefined ? '' : `; ${tally.gaveUp.count} walks the sampler gave up on (${tally.gaveUp.why})`)]
   const groups = new Map<string, Refusal[]>()
   for (const refusal of tally.refusals) {
@@ -76,6 +77,7 @@ export function formatReport (report: Report): string {
       out.push(result.outcome === 'fail' ? line(result).split('\n')[0] as string : line(result))
     }
   }
+  if (report.gate !== undefined) out.push('', ...gate(report.gate))
   if (report.links !== undefined) out.push('', ...links(report.links))
   if (report.form !== undefined) {
     const { errors, warnings, runtimes } = report.form
@@ -85,14 +87,27 @@ export function formatReport (report: Report): string {
   }
   if (report.actor !== undefined) out.push('', ...actor(report.actor))
   if (report.mcp !== undefined) out.push('', ...bridge(report.mcp))
-  const { pass, fail, skip } = report.counts
+  const { pass, fail, skip, gate: shut } = report.counts
   const musts = failed.filter((r) => r.level === 'MUST').length
-  out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped; ${counted(report.requests, 'request')}` +
+  out.push('', `${pass} passed, ${fail} failed (${musts} MUST), ${skip} skipped${shut > 0 ? `, ${shut} gated` : ''}; ${counted(report.requests, 'request')}` +
     (report.rateLimited > 0 ? `, ${report.rateLimited} rate limited (429, waited out)` : ''))
   if (report.unfinished !== undefined) out.push(`not checked in full: ${report.unfinished}`)
   out.push(report.ok ? 'conformant as far as checked' : `not conformant${report.strict ? ' (strict: SHOULD counts)' : ''}`)
   // what an address sent is shown, never acted on by the terminal
   return visible(out.join('\n'), true) + '\n'
+}
+
+/** The host's gate: what it answered, and what would pass it, or why its 401s look like refusals. */
+function gate (report: GateReport): string[] {
+  const what = `${counted(report.gated, 'POST')} answered ${report.status}` +
+    (report.challenge === undefined ? '' : ` (WWW-Authenticate: ${report.challenge})`)
+  if (report.through > 0) {
+    return [`The host's gate (auth in front of the address): ${what}, yet ${report.through} reached the address (204 or acted on)`,
+      `  a gate answers every POST alike: one that lets some bodies through judges them, and its ${report.status} is a refusal (5.3)`]
+  }
+  const sent = report.sent === undefined ? '' : `; the headers given (${report.sent.join(', ')}) did not pass it`
+  return [`The host's gate (auth in front of the address): ${what}, none reached the address${sent}`,
+    `  the acts were not checked: to check them, give the credentials an actor sends, ${passWith(report)}`]
 }
 
 const addresses = (n: number): string => `${n} address${n === 1 ? '' : 'es'}`

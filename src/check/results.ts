@@ -23,6 +23,8 @@ export class Results {
 
   pass (id: string): void { this.add(id, 'pass') }
   skip (id: string, detail: string): void { this.add(id, 'skip', detail) }
+  /** A check the host's gate answered for the address (src/check/gate.ts): nothing was judged. */
+  gate (id: string, detail: string): void { this.add(id, 'gate', detail) }
   /** A skip at one of the checker's bounds: the run is unfinished. */
   limit (id: string, detail: string): void {
     this.add(id, 'skip', detail)

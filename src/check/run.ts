@@ -5,10 +5,11 @@ import * as llamaCpp from './llama-cpp.ts'
 import * as xgrammar from './xgrammar.ts'
 import { checkArrival } from './arrival.ts'
 import { Client } from './client.ts'
+import { Gate, passWith } from './gate.ts'
 import { followLinks, reading } from './links.ts'
 import { connect, type Connected, type Exchanger } from './mcp.ts'
 import { Results } from './results.ts'
-import type { ActorName, ActorReport, CheckOptions, FormSummary, LinkGraph, McpReport, Report, Response, Send } from './types.ts'
+import type { ActorName, ActorReport, CheckOptions, FormSummary, GateReport, LinkGraph, McpReport, Report, Response, Send } from './types.ts'
 
 export const DEFAULT_MAX_REQUESTS = 200
 export const DEFAULT_BODY_SIZE = 10 * 1024 * 1024
@@ -70,6 +71,8 @@ export async function check (send: Send, target: string, options: CheckOptions =
   let actor: ActorReport | undefined
   let links: LinkGraph | undefined
   let mcp: McpReport | undefined
+  let gated: GateReport | undefined
+  const gate = new Gate()
   try {
     // nothing answered: no other check can say anything
     if (arrived.reached) {
@@ -78,7 +81,7 @@ export async function check (send: Send, target: string, options: CheckOptions =
         bodySize: options.bodySize ?? DEFAULT_BODY_SIZE,
         seed: options.seed ?? 1,
         ...(by === undefined ? {} : { actor: { ...by, deadline } })
-      })
+      }, gate)
     }
     if (options.follow !== undefined && arrived.arrival !== undefined && namesAddresses(arrived.arrival)) {
       links = await followLinks(client, route, arrived.arrival, options.follow, results)
@@ -88,6 +91,9 @@ export async function check (send: Send, target: string, options: CheckOptions =
     }
     unfinished = [arrived.unfinished, s.judge?.why, ...results.limits, client.timedOut ? client.stopped : undefined]
       .filter((why): why is string => why !== undefined)
+    gated = gate.report(Object.keys(lowerCase(options.headers ?? {})))
+    // a gate no POST got past: the acts were not checked, and the run does not pass for it
+    if (gated !== undefined && gated.through === 0) unfinished.push(`the acts were not checked: the host's gate answered every POST ${gated.status}; pass ${passWith(gated)}`)
     summary = s.judge?.why === undefined ? s.judge?.summary() : undefined
   } finally {
     s.judge?.release()
@@ -95,6 +101,7 @@ export async function check (send: Send, target: string, options: CheckOptions =
   return {
     ...report(target, options, client, results),
     ...(unfinished.length === 0 ? {} : { unfinished: [...new Set(unfinished)].join('; ') }),
+    ...(gated === undefined ? {} : { gate: gated }),
     ...(links === undefined ? {} : { links }),
     ...(summary === undefined ? {} : { form: summary }),
     ...(actor === undefined ? {} : { actor }),
@@ -137,7 +144,7 @@ function report (target: string, options: CheckOptions, client: Client, results:
     draft: 'draft-ferguson-gpt-00',
     ok: failed.length === 0,
     strict,
-    counts: { pass: count('pass'), fail: count('fail'), skip: count('skip') },
+    counts: { pass: count('pass'), fail: count('fail'), skip: count('skip'), gate: count('gate') },
     requests: client.requests,
     rateLimited: client.rateLimited,
     results: results.list

@@ -28,7 +28,8 @@ export type Send = (request: Request) => Promise<Response>
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY'
 
-export type Outcome = 'pass' | 'fail' | 'skip'
+/** `gate`: every answer the check had came from the host's gate (a POST answered 401 or 403), so it judged nothing. */
+export type Outcome = 'pass' | 'fail' | 'skip' | 'gate'
 
 /** A request and its answer, as a report shows them: bodies cut short and made printable. */
 export interface Exchange {
@@ -69,7 +70,7 @@ export interface Report {
   /** No MUST failed (with `strict`, no SHOULD either). */
   readonly ok: boolean
   readonly strict: boolean
-  readonly counts: { readonly pass: number, readonly fail: number, readonly skip: number }
+  readonly counts: { readonly pass: number, readonly fail: number, readonly skip: number, readonly gate: number }
   /** Requests sent, retries after a 429 included. */
   readonly requests: number
   /** 429 answers met (each waited out, as Retry-After asked, or given up on). */
@@ -81,6 +82,8 @@ export interface Report {
    * run are skipped and say why; `fastify-gpt check` exits 2 unless a MUST failed.
    */
   readonly unfinished?: string
+  /** When the host's gate answered a POST 401 or 403: how often, and what would pass it. */
+  readonly gate?: GateReport
   /** What the arrival's `l` names, followed hop by hop (only when it names any and `follow` was given). */
   readonly links?: LinkGraph
   /** What `fastify-gpt lint` says of the form `s`: advice for its author, never a failed check. */
@@ -89,6 +92,23 @@ export interface Report {
   readonly actor?: ActorReport
   /** With `mcp`: the address's tool on the MCP bridge, and what sending the same bodies both ways showed. */
   readonly mcp?: McpReport
+}
+
+/**
+ * POSTs the host's gate (auth in front of the address) answered 401 or 403 before the address
+ * judged them. With none reaching the address, the acts were not checked (`Report.unfinished`).
+ */
+export interface GateReport {
+  /** POSTs it answered, and POSTs that reached the address (answered 204, or acted on). */
+  readonly gated: number
+  readonly through: number
+  /** The status of the first it answered, and that answer's WWW-Authenticate (cut past 200 characters). */
+  readonly status: number
+  readonly challenge?: string
+  /** The header that would pass it, from the challenge's first scheme: `Authorization: Bearer …`. */
+  readonly header?: string
+  /** The names of the headers given for acts (`headers`, `--header`), which it did not let through. */
+  readonly sent?: readonly string[]
 }
 
 /** An MCP bridge serving the address as a tool, over Streamable HTTP (docs/checking.md, "An MCP bridge"). */
@@ -148,10 +168,11 @@ export interface ActorReport {
   readonly dropped: number
   /** Walks the sampler gave up on (llama.cpp's took a token its grammar then refused), with the first one's words. */
   readonly gaveUp?: GaveUp
-  /** Bodies acted on, refused, and not sent (the request budget or time limit spent). */
+  /** Bodies acted on, refused, not sent (the request budget or time limit spent), and answered by the host's gate. */
   readonly accepted: number
   readonly refused: number
   readonly unanswered: number
+  readonly gated: number
   readonly refusals: readonly Refusal[]
 }
 
