@@ -183,7 +183,7 @@ const namesRequired = (key: string, value: Json): readonly Json[] => {
 // Formats checked exactly as draft 2020-12 defines them (the JSON Schema Test Suite agrees on every
 // case): these from ajv-formats, and those of src/form/formats.ts. Any other format is refused rather
 // than half-enforced: ajv-formats' hostname, say, accepts invalid IDNA labels.
-const FORMATS = ['date', 'time', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
+const FORMATS = ['date', 'ipv4', 'ipv6', 'json-pointer', 'relative-json-pointer'] as const
 
 export interface CompileOptions {
   /** Every failed constraint in the errors (for `explain`); the verdict is the same. */

@@ -14,19 +14,31 @@ export function regex (text: string): boolean {
 }
 
 // RFC 3339 §5.6. Without the u flag \d is ASCII only; `$` is the end of the text, never a newline
-// before it. "T" and "Z" may be lower case (§5.6, note).
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+// before it. "T" and "Z" may be lower case (§5.6, note). `full-time` wants the seconds and the
+// offset, and an offset is "Z" or ±hh:mm: ajv-formats' `time` also takes +01 and +0100.
+const FULL_TIME = String.raw`(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))`
+const TIME_ONLY = new RegExp(`^${FULL_TIME}$`)
+const DATE_TIME = new RegExp(String.raw`^(\d{4})-(\d{2})-(\d{2})[Tt]${FULL_TIME}$`)
+
+/** `time`: RFC 3339 §5.6 `full-time`, with the limits of §5.7 (leap seconds). */
+export function time (text: string): boolean {
+  const m = TIME_ONLY.exec(text)
+  return m !== null && clock(m.slice(1))
+}
 
 /** `date-time`: RFC 3339 §5.6 `date-time`, with the limits of §5.7 (real dates, leap seconds). */
 export function dateTime (text: string): boolean {
   const m = DATE_TIME.exec(text)
   if (m === null) return false
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
-  const sign = m[7] === '-' ? -1 : 1
-  const offset = m[7] === undefined ? 0 : sign * (Number(m[8]) * 60 + Number(m[9]))
-  if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month)) return false
-  if (hour > 23 || minute > 59 || second > 60 || Number(m[8] ?? 0) > 23 || Number(m[9] ?? 0) > 59) return false
-  // §5.7: a leap second is the 61st second of the last minute of a UTC day
+  const [year, month, day] = m.slice(1, 4).map(Number) as [number, number, number]
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month) && clock(m.slice(4))
+}
+
+/** A `full-time`'s numbers in range; §5.7: a leap second is the 61st second of the last minute of a UTC day. */
+function clock ([h, min, s, sign, offsetHours, offsetMinutes]: (string | undefined)[]): boolean {
+  const [hour, minute, second] = [h, min, s].map(Number) as [number, number, number]
+  const offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes))
+  if (hour > 23 || minute > 59 || second > 60 || Number(offsetHours ?? 0) > 23 || Number(offsetMinutes ?? 0) > 59) return false
   return second < 60 || (((hour * 60 + minute - offset) % 1440) + 1440) % 1440 === 23 * 60 + 59
 }
 
@@ -140,6 +152,7 @@ export function email (text: string): boolean {
 export const checks: Record<string, RegExp | ((text: string) => boolean)> = {
   uuid,
   regex,
+  time,
   'date-time': dateTime,
   duration,
   email,
