@@ -8,6 +8,7 @@ import { PROFILES, type Context, type Judgement, type Profile } from './decoders
 import { refCycles } from './recursion.ts'
 import { walk, type Json } from './schema.ts'
 import { surface } from './surface.ts'
+import { times } from './times.ts'
 import { DECODERS, type DecoderName, type Finding, type LintOptions, type RuntimeVerdict, type Severity } from './types.ts'
 import { vocabulary } from './vocabulary.ts'
 
@@ -83,7 +84,7 @@ function findingsOf (form: unknown, options: LintOptions): Finding[] {
   }
 
   walk(schema, (node, place) => {
-    findings.push(...surface(schema, node, place), ...vocabulary(schema, node, place), ...disagreements(schema, node, place))
+    findings.push(...surface(schema, node, place), ...vocabulary(schema, node, place), ...disagreements(schema, node, place), ...times(node, place))
     for (const profile of profiles) record(place.pointer, profile, profile.judge(node, place, context))
   })
   for (const profile of profiles) record('', profile, profile.limits?.(schema) ?? [])

@@ -5,6 +5,12 @@ export type Severity = 'error' | 'warning' | 'info'
 export const DECODERS = ['openai-strict', 'anthropic', 'gemini', 'llama-cpp', 'xgrammar', 'outlines', 'llguidance'] as const
 export type DecoderName = typeof DECODERS[number]
 
+/**
+ * A value of each RFC 3339 format that holds a clock, written as the format wants it (seconds and
+ * an offset): what lint's `time-strict` advises and what the page's input shows as its placeholder.
+ */
+export const TIME_EXAMPLES: ReadonlyMap<string, string> = new Map([['time', '14:30:00Z'], ['date-time', '2026-12-07T14:30:00Z']])
+
 /** One thing a form author should know about a form. */
 export interface Finding {
   /** A stable name: filter on it, never on the message. */

@@ -5,6 +5,8 @@ import { createServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { Validator } from '@cfworker/json-schema'
+import { compileForm } from '../../src/form/compile.ts'
 import { main } from '../../src/cli/lint.ts'
 import { lint, type Finding } from '../../src/lint/index.ts'
 import { extents } from '../../src/lint/extent.ts'
@@ -61,6 +63,35 @@ describe('§4.2 bounded recursion', () => {
     const mutual = { $defs: { a: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/b' } }, b: { type: 'array', maxItems: 2, items: { $ref: '#/$defs/a' } } }, $ref: '#/$defs/a' }
     const cycle = lint(mutual).find((f) => f.rule === 'recursion-unbounded')
     assert.match(cycle?.message ?? '', /\/\$defs\/a\/items\/\$ref → \/\$defs\/b\/items\/\$ref|\/\$defs\/b\/items\/\$ref → \/\$defs\/a\/items\/\$ref/)
+  })
+})
+
+describe('§5.3 times as people write them', () => {
+  const at = (schema: object): Finding | undefined => lint(closed({ at: { maxLength: 40, ...schema } }), { decoders: [] }).find((f) => f.rule === 'time-strict')
+  it('warns at a time or date-time format that the seconds and an offset are wanted, with an example', () => {
+    for (const format of ['time', 'date-time']) {
+      const finding = at({ type: 'string', format })
+      assert.deepEqual({ ...finding, message: undefined }, { rule: 'time-strict', severity: 'warning', pointer: '/properties/at/format', message: undefined, section: '5.3', decoders: [] })
+      // what it says is what the address does, and what an independent validator does
+      const [, example, written] = /as "([^"]+)": (.+) is refused with a bare 204\. Show actors the shape: "examples": \["\1"\]\.$/.exec(finding?.message ?? '') ?? []
+      const refused = [...(written ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1] as string)
+      assert.equal(refused.length, 2, finding?.message)
+      const form = { type: 'string' as const, format }
+      const address = compileForm(form, '/at')
+      const independent = new Validator(form, '2020-12')
+      for (const [text, valid] of [[example as string, true], ...refused.map((text) => [text, false] as const)] as const) {
+        assert.equal(address(text), valid, `the address: ${text}`)
+        assert.equal(independent.validate(text).valid, valid, `@cfworker/json-schema: ${text}`)
+      }
+    }
+  })
+  it('is quiet where an example shows the shape, and about other formats', () => {
+    assert.equal(at({ type: 'string', format: 'time', examples: ['09:00:00+01:00'] }), undefined)
+    assert.equal(at({ type: 'string', format: 'date-time', examples: [3, '2026-12-07T09:00:00.5z'] }), undefined)
+    assert.equal(at({ type: 'string', format: 'time', examples: ['09:00'] })?.rule, 'time-strict', 'an example without seconds shows the wrong shape')
+    assert.equal(at({ type: 'string', format: 'date-time', examples: ['09:00:00Z'] })?.rule, 'time-strict', 'a date-time needs its date')
+    assert.equal(at({ type: 'string', format: 'date' }), undefined)
+    assert.equal(at({ type: 'string', format: 'constructor' }), undefined)
   })
 })
 
