@@ -1,5 +1,6 @@
 import { fragmentValue, unescape } from '../json/pointer.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
+import { TIME_EXAMPLES } from '../lint/types.ts'
 import { escapeHtml as esc } from './escape.ts'
 import { oneLine } from './one-line.ts'
 
@@ -184,10 +185,13 @@ function text (ctx: Context, slot: Slot, s: JsonObject): string {
   const max = count(s['maxLength'])
   const format = typeof s['format'] === 'string' ? s['format'] : undefined
   const pattern = typeof s['pattern'] === 'string' ? s['pattern'] : undefined
-  const hints = [lengthHint(min, max, 'character'), format, pattern === undefined ? undefined : `pattern ${pattern}`]
-    .filter((h): h is string => typeof h === 'string')
+  // a time is refused without its seconds and offset (RFC 3339): the hint and placeholder show them
+  const clock = format === undefined ? undefined : TIME_EXAMPLES.get(format)
+  const hints = [lengthHint(min, max, 'character'), clock === undefined ? format : `${format ?? ''} with seconds and an offset, as ${clock}`,
+    pattern === undefined ? undefined : `pattern ${pattern}`].filter((h): h is string => typeof h === 'string')
   const examples = s['examples']
-  const placeholder = Array.isArray(examples) && typeof examples[0] === 'string' ? ` placeholder="${esc(examples[0])}"` : ''
+  const example = Array.isArray(examples) && typeof examples[0] === 'string' ? examples[0] : clock
+  const placeholder = example === undefined ? '' : ` placeholder="${esc(example)}"`
   const attributes = `id="${id}" class="value"${max === undefined ? '' : ` maxlength="${max}"`}${min ? ` minlength="${min}"` : ''}${placeholder}${d.describedBy}`
   const initial = typeof s['default'] === 'string' ? s['default'] : ''
   // Every format names a one-line value; so does a pattern that admits no line break.

@@ -453,6 +453,21 @@ describe('inputs generated from s', () => {
     assert.match(control({ maxLength: 101 }), /^<textarea /)
   })
 
+  it('shows a time and a date-time as the format wants them: seconds and an offset, in the hint and the placeholder', () => {
+    const head = (schema: object): string => /<div class="head">[^]*?<\/div>[^]*?<input [^>]*>/.exec(view({ type: 'string', ...schema }).html.split('<div class="inputs">')[1] ?? '')?.[0] ?? ''
+    const time = head({ format: 'time' })
+    assert.match(time, /<span class="hint">time with seconds and an offset, as 14:30:00Z<\/span>/)
+    assert.match(time, / placeholder="14:30:00Z"/)
+    const dateTime = head({ format: 'date-time', maxLength: 30 })
+    assert.match(dateTime, /<span class="hint">up to 30 characters · date-time with seconds and an offset, as 2026-12-07T14:30:00Z<\/span>/)
+    assert.match(dateTime, / placeholder="2026-12-07T14:30:00Z"/)
+    // the form's own example comes first, escaped like every value from s
+    assert.match(head({ format: 'time', examples: ['09:00:00+01:00 "<b>'] }), / placeholder="09:00:00\+01:00 &quot;&lt;b&gt;"/)
+    const date = head({ format: 'date' })
+    assert.match(date, /<span class="hint">date<\/span>/)
+    assert.doesNotMatch(date, /placeholder/)
+  })
+
   it('writes what the page checks before sending on the node, escaped', () => {
     const { html } = view({
       type: 'object',
