@@ -77,17 +77,16 @@ describe('what people write for a time (docs/forms.md, "Times")', () => {
   // the address's validator and an independent one decide alike: seconds and an offset, or a 204
   const cases: [string, string, boolean][] = [
     ['time', '14:30', false], ['time', '14:30:00', false], ['time', '14:30:00Z', true], ['time', '14:30:00+01:00', true],
-    ['time', '14:30:00+01', false], ['time', '14:30:00+0100', false],
+    ['time', '14:30:00.5z', true], ['time', '14:30:00+01', false], ['time', '14:30:00+0100', false],
     ['date-time', '2026-12-07T14:30', false], ['date-time', '2026-12-07T14:30:00', false], ['date-time', '2026-12-07 14:30:00Z', false],
-    ['date-time', '2026-12-07T14:30:00Z', true], ['date-time', '2026-12-07T14:30:00+01:00', true]
+    ['date-time', '2026-12-07T14:30:00Z', true], ['date-time', '2026-12-07t14:30:00+01:00', true]
   ]
   for (const [format, text, valid] of cases) {
     it(`${format} ${text}: ${valid ? 'accepted' : 'refused'}`, () => {
       const form = { type: 'string' as const, format }
       assert.equal(compileForm(form, '/when')(text), valid, 'the address')
       // @cfworker/json-schema takes a space for the T (RFC 3339 §5.6, note); the ABNF, and the address, do not
-      if (text.includes(' ')) return
-      assert.equal(new Validator(form, '2020-12').validate(text).valid, valid, '@cfworker/json-schema')
+      assert.equal(new Validator(form, '2020-12').validate(text).valid, valid || text.includes(' '), '@cfworker/json-schema')
     })
   }
 })
