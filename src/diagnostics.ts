@@ -76,9 +76,39 @@ export interface EditionMessage {
   readonly reason: string | undefined
 }
 
-export const refusals = channel('fastify-gpt.refusal')
-export const editions = channel('fastify-gpt.edition')
-export const acts = tracingChannel<unknown, ActTrace>('fastify-gpt.act')
+/** What a channel's subscriber is handed: the message and the channel's name. */
+export type Listener = (message: unknown, name: string | symbol) => void
+
+/**
+ * A channel as fastify-gpt uses it, typed by its message. Node's own `Channel` and
+ * `TracingChannel` are never named in our types: @types/node 26 swapped their type parameters, so
+ * any instance of them in a .d.ts breaks a host's strict build under one range or the other.
+ */
+export interface Published<Message> {
+  readonly hasSubscribers: boolean
+  publish (message: Message): void
+  subscribe (listener: Listener): void
+  unsubscribe (listener: Listener): void
+}
+
+/** One of the act's channels: its `start` also runs the act with the channel's bound stores. */
+export interface ActChannel extends Published<ActTrace> {
+  runStores<Result> (context: ActTrace, run: () => Result): Result
+}
+
+/** `tracing:fastify-gpt.act:*`, the five channels of Node's TracingChannel. */
+export interface ActChannels {
+  readonly hasSubscribers: boolean
+  readonly start: ActChannel
+  readonly end: ActChannel
+  readonly asyncStart: ActChannel
+  readonly asyncEnd: ActChannel
+  readonly error: ActChannel
+}
+
+export const refusals: Published<RefusalMessage> = channel('fastify-gpt.refusal')
+export const editions: Published<EditionMessage> = channel('fastify-gpt.edition')
+export const acts: ActChannels = tracingChannel('fastify-gpt.act')
 
 /** GPT-Actor as a message carries it: a string, cut to ACTOR_LENGTH. */
 export function actorOf (value: unknown): string | undefined {
