@@ -98,13 +98,13 @@ export function slow ({ stepMs = 1000, after = 1500, prefix = '/slow', share } =
     ...(share === undefined ? {} : { share }),
     background: { after, keep: 600_000, maxJobs: 20, poll: 1000 },
     async * act ({ words }, _request, _reply, { signal }) {
-      const letters = {}
+      const letters = new Map()
       for (const [i, word] of words.entries()) {
         await sleep(stepMs, undefined, { signal }) // a cancel ends the wait at once
-        letters[word] = [...word].length
-        yield { done: i + 1, of: words.length, message: `"${word}" has ${letters[word]} letters` }
+        letters.set(word, [...word].length)
+        yield { done: i + 1, of: words.length, message: `"${word}" has ${letters.get(word)} letters` }
       }
-      return { letters, total: Object.values(letters).reduce((sum, n) => sum + n, 0) }
+      return { letters: Object.fromEntries(letters), total: [...letters.values()].reduce((sum, n) => sum + n, 0) }
     }
   }
 }

@@ -1,16 +1,17 @@
 // The documentation's code, pasted unchanged into fresh projects that install the packed package:
-// every js and ts block of README.md, docs/testing-and-logging.md and docs/hosts.md is type-checked with
-// `tsc --strict`, as TypeScript (a js block must hold as both), and the test examples are run.
+// every js and ts block of README.md and docs/*.md is type-checked with `tsc --strict` and without
+// skipLibCheck, as TypeScript (a js block must hold as both), and the test examples are run.
 // Blocks are read from the documents now, never copied here. How a block is checked is said by its
 // language and the marker above it (test/helpers/code-blocks.ts): sh and text are shell and
 // output; js and ts are checked in an ESM project, or in a CommonJS one under
-// `<!-- check: commonjs -->`, and also run with `node --test` under `<!-- check: run -->`; the
+// `<!-- check: commonjs -->`, and also run with `node --test` under `<!-- check: run -->`; a block
+// under `<!-- check: fragment -->` cannot compile alone and is not compiled (rare: say why); the
 // README's json block under `<!-- check: tsconfig -->` is every project's tsconfig.json.
 // Anything else fails. The projects live in a git-ignored folder of this checkout, so that their
 // look-ups of fastify, typescript, tsx and @types/node climb to its node_modules: no network.
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { promisify } from 'node:util'
@@ -21,7 +22,7 @@ const root = join(import.meta.dirname, '..')
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 
 interface Located extends Block { readonly file: string }
-const DOCUMENTS = ['README.md', 'docs/testing-and-logging.md', 'docs/hosts.md']
+const DOCUMENTS = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)]
 const blocks: Located[] = DOCUMENTS.flatMap((document) =>
   codeBlocks(readFileSync(join(root, document), 'utf8'))
     .map((block) => ({ ...block, file: `${document.replace(/\W/g, '-')}-line-${block.line}.ts` })))
@@ -58,7 +59,7 @@ describe('the documentation, pasted into fresh projects', { concurrency: true },
   after(() => rmSync(dir, { recursive: true, force: true }))
 
   it('says how every code block is checked, and has one tsconfig for hosts', () => {
-    const accounted = (b: Block): boolean => isShell(b) || isTsconfig(b) || (isCode(b) && ['', 'commonjs', 'run'].includes(b.check))
+    const accounted = (b: Block): boolean => isShell(b) || isTsconfig(b) || (isCode(b) && ['', 'commonjs', 'run', 'fragment'].includes(b.check))
     assert.deepEqual(blocks.filter((b) => !accounted(b)).map((b) => `${b.file}: ${b.language} ${b.check}`), [])
     assert.equal(tsconfigs.length, 1)
   })

@@ -2,12 +2,14 @@
 //   <!-- check: commonjs -->   the next block is checked in a CommonJS project (ESM otherwise)
 //   <!-- check: run -->        the next block is a node:test file: checked, then run
 //   <!-- check: tsconfig -->   the next block is the checked projects' tsconfig.json
+//   <!-- check: fragment -->   the next block cannot compile alone (code of the source the package
+//                              does not export): shown, never compiled; the text says why
 
 export interface Block {
   /** 1-based line of the opening fence. */
   readonly line: number
   readonly language: string
-  /** The marker's word (`commonjs`, `run`, `tsconfig`), or '' without one. */
+  /** The marker's word (`commonjs`, `run`, `tsconfig`, `fragment`), or '' without one. */
   readonly check: string
   readonly code: string
 }
