@@ -18,7 +18,8 @@ import { installJobs } from './jobs/index.ts'
 import { resolveBackground } from './jobs/settings.ts'
 import { installLinks } from './links/host.ts'
 import { enter } from './mcp/registry.ts'
-import { resolveOptions, type GptOptions, type LocalGptOptions, type SharedGptOptions } from './address/options.ts'
+import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions } from './address/options.ts'
+import type { ShareOptions } from './address/share.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
 
@@ -59,13 +60,26 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
 declare const brand: unique symbol
 
 /**
- * The plugin, as `app.register` sees it: only the overload below accepts it, so `act` sees the body
- * type inferred from a `const` form and a misspelt option is a type error. It has no call
- * signature: Fastify's own overloads, which would take any option name, cannot match it.
+ * Every option in one type, and a brand no literal has. Fastify's own `register` overloads take
+ * their options type from Gpt's call signature, so they never accept a literal, and their error,
+ * the one TypeScript reports when ours refuse it too, names the option at fault.
+ */
+interface EveryOption extends Omit<LocalGptOptions, 'share' | 'onAddress'> {
+  share?: ShareOptions
+  onAddress?: (address: GptAddress | SharedGptAddress) => void
+  readonly [brand]: true
+}
+
+/**
+ * The plugin, as `app.register` sees it: the overloads below accept it, so `act` sees the body
+ * type inferred from a `const` form and a misspelt option is a type error. Fastify's own overloads
+ * never accept it (EveryOption); TypeScript reports the last overload that failed, and merges
+ * them after ours, so what a host reads is theirs: `'promt' does not exist in type ...`.
  */
 export interface Gpt {
   /** Tells this copy's plugin from another's at once, so overload resolution stays cheap. */
   readonly [brand]: true
+  (instance: FastifyInstance, options: EveryOption): Promise<void>
 }
 
 declare module 'fastify' {

@@ -58,6 +58,20 @@ await app.register(gpt, {
 // A misspelt option is a type error, as it is an error at registration.
 // @ts-expect-error promt is no option
 await app.register(gpt, { promt: 'x', form: poll, act: (choice) => choice })
+// The error is the misspelt option's own line (`'promt' does not exist in type ...`), not the call's.
+await app.register(gpt, {
+  // @ts-expect-error promt is no option
+  promt: 'x',
+  form: poll,
+  act: (choice) => choice
+})
+// A wrong value is its own line's error, too.
+await app.register(gpt, {
+  form: poll,
+  // @ts-expect-error prompt is a string
+  prompt: 1,
+  act: (choice) => choice
+})
 
 // A recursive form (draft §4.2) never stops the host's build: FromSchema cannot follow its $refs
 // to an end, so act's body is `unknown` and act names the type it expects.
