@@ -17,7 +17,8 @@ import { resolveIdempotency } from './idempotency/option.ts'
 import { installJobs } from './jobs/index.ts'
 import { resolveBackground } from './jobs/settings.ts'
 import { installLinks } from './links/host.ts'
-import { enter } from './mcp/registry.ts'
+import { hostAddress } from './hosts.ts'
+import type { Hosted } from './mcp/registry.ts'
 import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions } from './address/options.ts'
 import type { ShareOptions } from './address/share.ts'
 import { installRateLimit } from './address/rate-limit.ts'
@@ -53,7 +54,11 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   }
   const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
   installAct(instance, address, core, door)
-  enter(instance.server, { address, settings: core, door, background: installed.background })
+  // Its record on the host, for the links of others, the MCP bridge (src/mcp/registry.ts):
+  // entered before the host is ready, so an address's links resolve against every other.
+  const hosted: Hosted = { path, address, settings: core, door, background: installed.background }
+  const leave = hostAddress(instance.server, hosted)
+  instance.addHook('onClose', async () => { leave() })
   settings.onAddress?.(address)
 }
 
