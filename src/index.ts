@@ -19,7 +19,7 @@ import { resolveBackground } from './jobs/settings.ts'
 import { installLinks } from './links/host.ts'
 import { hostAddress } from './hosts.ts'
 import type { Hosted } from './mcp/registry.ts'
-import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions } from './address/options.ts'
+import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions, type Settings } from './address/options.ts'
 import type { ShareOptions } from './address/share.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
@@ -31,12 +31,7 @@ import { reviewed } from './address/review.ts'
  */
 async function plugin (instance: FastifyInstance, options: GptOptions): Promise<void> {
   const path = instance.prefix === '' ? '/' : instance.prefix
-  const resolved = resolveOptions(options as unknown as Record<string, unknown>, path)
-  const settings = Object.freeze({ ...resolved, ...reviewed(resolved, options.maxDepth !== undefined, instance.log) })
-  // Every option is checked before anything connects: a bad `background` or `idempotency` fails
-  // registration before Redis is asked anything.
-  const background = resolveBackground(settings.background, settings)
-  const keys = resolveIdempotency(settings.idempotency, path)
+  const settings = settle(options as unknown as Record<string, unknown>, path, instance.log)
   const address = new Address(settings)
   await address.share(instance.log)
   installLinks(instance, address, settings.links)
@@ -46,20 +41,34 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   instance.decorateRequest('gptActor', undefined)
   installArrival(instance, address, settings)
   const door = new Door()
-  const installed = await installJobs(instance, settings, background, door)
-  const idempotency = installIdempotency(keys, path, settings.share, instance.log)
+  const { act, background } = await installJobs(instance, settings, door)
+  const idempotency = installIdempotency(settings.idempotency, path, settings.share, instance.log)
   if (idempotency !== undefined) {
     await idempotency.start()
     instance.addHook('onClose', idempotency.close)
   }
-  const core = idempotency === undefined ? installed.settings : Object.freeze({ ...installed.settings, guard: idempotency.guard })
-  installAct(instance, address, core, door)
-  // Its record on the host, for the links of others, the MCP bridge (src/mcp/registry.ts):
+  installAct(instance, address, settings, { act, door, guard: idempotency?.guard })
+  // Its record on the host, for the links of others and the MCP bridge (src/mcp/registry.ts):
   // entered before the host is ready, so an address's links resolve against every other.
-  const hosted: Hosted = { path, address, settings: core, door, background: installed.background }
+  const hosted: Hosted = { path, address, settings, door, background }
   const leave = hostAddress(instance.server, hosted)
   instance.addHook('onClose', async () => { leave() })
   settings.onAddress?.(address)
+}
+
+/**
+ * Every option checked, defaulted and frozen, once, before anything connects: the address's own
+ * (src/address/options.ts), lint's review of the form, `background` and `idempotency`. A bad
+ * `background` fails registration before Redis is asked anything.
+ */
+function settle (options: Record<string, unknown>, path: string, log: FastifyBaseLogger): Settings {
+  const resolved = resolveOptions(options, path)
+  return Object.freeze({
+    ...resolved,
+    ...reviewed(resolved, options['maxDepth'] !== undefined, log),
+    background: resolveBackground(resolved.background, resolved),
+    idempotency: resolveIdempotency(resolved.idempotency, path)
+  })
 }
 
 declare const brand: unique symbol

@@ -7,7 +7,7 @@ import type { Settings } from './options.ts'
 import { LATE, outsideProtocol, Pipeline, readValue, Refused, refusedBody, told, type ActInput, type Outcome as Came, type Settled } from './pipeline.ts'
 import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, removeHeader } from './fastify-internals.ts'
-import { UNKEPT, wasUnrun, type Answer, type Ticket } from './guard.ts'
+import { UNKEPT, wasUnrun, type Answer, type Guard, type Ticket } from './guard.ts'
 import type { Door, Entry } from './door.ts'
 
 declare module 'fastify' {
@@ -61,13 +61,24 @@ function inputOf (request: FastifyRequest, entry: Entry | undefined): ActInput {
  * The act: a POST route on the address's own (encapsulated) instance, with everything it needs
  * installed there and nowhere else.
  */
-export function installAct (instance: FastifyInstance, address: Address, settings: Settings, door: Door): void {
+/** The act as the core calls it: the option's act as src/jobs/ wraps it (its context, its iterable drained, `background`). */
+export type CoreAct = (body: never, request: FastifyRequest, reply: FastifyReply) => unknown
+
+/** What the entry hands the act beside its settings: the act to call, its door, and the guard between judging and running it (src/address/guard.ts). */
+export interface ActParts {
+  readonly act: CoreAct
+  readonly door: Door
+  readonly guard: Guard | undefined
+}
+
+export function installAct (instance: FastifyInstance, address: Address, settings: Settings, parts: ActParts): void {
+  const { door, guard } = parts
   if (settings.explain && process.env['NODE_ENV'] === 'production') {
     instance.log.warn({ address: settings.path }, 'gpt: explain is on in production: rejected bodies are told why they failed')
   }
   const refuse = refusal(settings.explain)
-  const pipeline = new Pipeline(settings.path, settings)
-  installBodyParser(instance, settings)
+  const pipeline = new Pipeline(settings.path, { ...settings, guard })
+  installBodyParser(instance, settings, guard)
 
   instance.setErrorHandler(function onError (error: FastifyError, request, reply) {
     const outside = outsideProtocol(error)
@@ -94,7 +105,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     config: doc.config,
     bodyLimit: settings.bodyLimit,
     onSend: actSend
-  }, actHandler(settings, address, pipeline, door, refuse))
+  }, actHandler(settings, address, pipeline, parts, refuse))
 }
 
 const passAll = (): boolean => true
@@ -107,8 +118,8 @@ const passAll = (): boolean => true
  * handler's path to the same answer as a form's refusal (Fastify's error path would add
  * `connection: close` to some causes only).
  */
-function installBodyParser (instance: FastifyInstance, settings: Settings): void {
-  const { bodyLimit, bodyTimeout, guard } = settings
+function installBodyParser (instance: FastifyInstance, settings: Settings, guard: Guard | undefined): void {
+  const { bodyLimit, bodyTimeout } = settings
   instance.removeAllContentTypeParsers()
   const deadlines = new Deadlines(bodyTimeout)
   const parser = (request: FastifyRequest, payload: NodeJS.ReadableStream, done: (error: Error | null, body?: unknown) => void): void => {
@@ -131,8 +142,8 @@ const bodies = new WeakMap<FastifyRequest, Buffer>()
 type Answered = FastifyReply | Promise<FastifyReply>
 
 /** POST: the pipeline takes the parsed body (or its refusal); its outcome becomes the answer. */
-function actHandler (settings: Settings, address: Address, pipeline: Pipeline, door: Door, refuse: Refuse) {
-  const { act, actTimeout, path } = settings
+function actHandler (settings: Settings, address: Address, pipeline: Pipeline, { act, door }: ActParts, refuse: Refuse) {
+  const { actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
     const input = inputOf(request, door.answers(request))
     // The headers before the act ran: a failed act's 500 carries these and nothing it set.

@@ -5,7 +5,7 @@ import { parentPort } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
 import { Address } from './address.ts'
 import type { JudgeJob, JudgeVerdict } from './editions-judge.ts'
-import { resolveContent, type Settings } from './options.ts'
+import { resolveContent, type ResolvedOptions } from './options.ts'
 import { reviewed } from './review.ts'
 
 const noop = (): void => {}
@@ -13,10 +13,10 @@ const silent = { level: 'silent', fatal: noop, error: noop, warn: noop, info: no
 
 function judge ({ id, settings, text, version }: JudgeJob): JudgeVerdict {
   try {
-    const full = { ...settings, content: resolveContent({ form: {} }, undefined, settings.path, settings.limits), act: noop, rateLimit: false, onAddress: undefined, share: undefined, links: undefined } as Settings
+    const full = { ...settings, content: resolveContent({ form: {} }, undefined, settings.path, settings.limits), act: noop, rateLimit: false, onAddress: undefined, share: undefined, links: undefined, background: undefined, idempotency: undefined } as ResolvedOptions
     // maxDepth as the address resolved it: given, so not raised again. Its page too, which the
     // address renders when first asked for it: what it costs is the form's.
-    const { arrival } = new Address({ ...full, ...reviewed(full, true, silent) }).read(text, version)
+    const { arrival } = new Address({ ...full, ...reviewed(full, true, silent), background: undefined, idempotency: undefined }).read(text, version)
     if (settings.html && arrival.html === undefined) throw new Error('no page was rendered') // never: the page is asked for here
     return { id, ok: true }
   } catch (error) {

@@ -16,7 +16,7 @@ export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { sc
     return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }, path) }
   }
   const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
-  const described = part === 'arrival' ? arrival(path) : act(path, settings.idempotency !== undefined && settings.idempotency !== false)
+  const described = part === 'arrival' ? arrival(path) : act(path, settings.idempotency !== undefined)
   return { schema: undefined, config: transform({ ...tags, ...described }, path) }
 }
 

@@ -1,7 +1,6 @@
 import type { RateLimitPluginOptions } from '@fastify/rate-limit'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Body } from './body.ts'
-import type { Guard } from './guard.ts'
 import { GPT_ERR_FORM_NOT_JSON, GPT_ERR_OPTION_INVALID, GPT_ERR_OPTION_UNKNOWN } from '../errors.ts'
 import { freezeJson, type JsonObject } from '../form/compile.ts'
 import { checkMessages, checkText, resolveLimits, type Limits, type LimitsOption } from '../limits.ts'
@@ -193,22 +192,43 @@ export interface SharedGptOptions<F = object> extends CommonOptions<F> {
 
 export type GptOptions<F = object> = LocalGptOptions<F> | SharedGptOptions<F>
 
+/** `background` checked, defaulted and frozen (docs/jobs.md). */
+export interface BackgroundSettings {
+  readonly after: number
+  readonly keep: number
+  readonly maxJobs: number
+  readonly poll: number
+  readonly heartbeat: number
+  readonly rateMax: number
+  /** With `share`: how long a job outlives its process's last sign of life before it reads as failed. */
+  readonly lease: number
+}
+
+/** Settings of the `idempotency` option. */
+export interface IdempotencySettings {
+  /** Milliseconds an answer is kept from its act's end. */
+  readonly keep: number
+  /** Keys held at once in this process (running or kept). */
+  readonly maxKeys: number
+  /** Bytes of kept answers held at once in this process. */
+  readonly maxBytes: number
+  /** With `share`: milliseconds a running act's claim outlives the last sign of life of its process. */
+  readonly lease: number
+}
+
 /** Options checked, defaulted and frozen: everything per request reads only this. */
 export interface Settings {
   readonly path: string
   readonly content: Content
-  /**
-   * The act as the core calls it. The option's act takes a context too: the plugin entry wraps it
-   * (src/jobs/) before the core sees it.
-   */
-  readonly act: (body: never, request: FastifyRequest, reply: FastifyReply) => unknown
+  /** The option's act. The core calls it as src/jobs/ wraps it (`CoreAct`, src/address/act.ts), with a context. */
+  readonly act: Act
   readonly type: string | undefined
   readonly bodyLimit: number
   readonly bodyTimeout: number
   readonly maxDepth: number
   readonly lint: false | { readonly require: readonly string[] }
-  /** Set by the plugin entry: lint's word on each edition's form, which may refuse it by throwing. */
-  readonly review?: ((form: JsonObject) => readonly RuntimeVerdict[]) | undefined
+  /** Lint's word on each edition's form, which may refuse it by throwing (src/address/review.ts); undefined with `lint: false`. */
+  readonly review: ((form: JsonObject) => readonly RuntimeVerdict[]) | undefined
   readonly rateLimit: RateLimitPluginOptions | false
   readonly html: boolean | ((address: AddressView) => string | HtmlPage)
   readonly openapi: false | { readonly tags: readonly string[] }
@@ -220,12 +240,18 @@ export interface Settings {
   readonly limits: Limits
   /** Resolved when the host is ready (src/links/host.ts). */
   readonly links: LinkSet | undefined
-  /** As given: the plugin entry hands it to src/jobs/, which checks it. */
+  readonly background: BackgroundSettings | undefined
+  readonly idempotency: IdempotencySettings | undefined
+}
+
+/**
+ * The options as this module resolves them. The entry completes them into Settings in the same
+ * pass, before anything connects: lint's review (src/address/review.ts), `background` and
+ * `idempotency` (each checked by its room, src/jobs/settings.ts and src/idempotency/option.ts).
+ */
+export type ResolvedOptions = Omit<Settings, 'review' | 'background' | 'idempotency'> & {
   readonly background: unknown
-  /** As given: the plugin entry hands it to src/idempotency/, which checks it. */
   readonly idempotency: unknown
-  /** Set by the plugin entry: the stage between judging an act and running it (src/address/guard.ts). */
-  readonly guard?: Guard | undefined
 }
 
 /** draft §5.2 (1), §7.4: a body that stops arriving must not hold its connection open. */
@@ -296,11 +322,8 @@ export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: Opti
 const REGISTER_OPTIONS = ['prefix', 'logLevel', 'logSerializers']
 const KNOWN = new Set([...Object.keys(OPTIONS), ...REGISTER_OPTIONS])
 
-/**
- * The options checked and defaulted, in one pass. The entry completes them with lint's review
- * (src/address/review.ts), which this module never imports, and freezes them.
- */
-export function resolveOptions (options: Record<string, unknown>, path: string): Settings {
+/** The options checked and defaulted, in one pass (ResolvedOptions). */
+export function resolveOptions (options: Record<string, unknown>, path: string): ResolvedOptions {
   const invalid = (detail: string): Error => new GPT_ERR_OPTION_INVALID(path, detail)
   for (const name of Object.keys(options)) {
     if (!KNOWN.has(name)) throw new GPT_ERR_OPTION_UNKNOWN(path, `"${name}"`)
@@ -316,10 +339,10 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
   }
   const { lint, rateLimit, openapi, share } = given as { lint: boolean | { require: readonly string[] }, rateLimit: RateLimitPluginOptions | false, openapi: boolean | { tags: readonly string[] }, share: unknown }
 
-  const settings: Settings = {
+  const settings: ResolvedOptions = {
     path,
     content,
-    act: given['act'] as Settings['act'],
+    act: given['act'] as Act,
     type: given['type'] as string | undefined,
     bodyLimit: given['bodyLimit'] as number,
     bodyTimeout: given['bodyTimeout'] as number,

@@ -7,7 +7,7 @@ import type { JsonObject } from '../form/compile.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import { extents } from '../lint/extent.ts'
 import { DECODERS, lint, runtimeVerdicts, type Finding } from '../lint/index.ts'
-import type { Settings } from './options.ts'
+import type { ResolvedOptions, Settings } from './options.ts'
 import { DEFAULT_MAX_DEPTH } from '../defaults.ts'
 
 /**
@@ -36,11 +36,11 @@ export function ownMaxDepth (form: JsonObject): number {
 }
 
 /**
- * What review adds to the settings the options resolved to (the entry merges it in): maxDepth raised to the form's own bound
+ * What review adds to the options as resolved (the entry merges it in, in the same pass): maxDepth raised to the form's own bound
  * where the options name none (ownMaxDepth), and, unless `lint: false`, the review of each
  * edition's form.
  */
-export function reviewed (settings: Settings, maxDepthGiven: boolean, log: FastifyBaseLogger): Pick<Settings, 'maxDepth' | 'review'> {
+export function reviewed (settings: ResolvedOptions, maxDepthGiven: boolean, log: FastifyBaseLogger): Pick<Settings, 'maxDepth' | 'review'> {
   const own = maxDepthGiven ? settings.maxDepth : ownMaxDepth(settings.content.form)
   const raised = own > settings.maxDepth ? own : undefined
   const maxDepth = raised ?? settings.maxDepth
@@ -55,7 +55,7 @@ export function reviewed (settings: Settings, maxDepthGiven: boolean, log: Fasti
  * `maxDepth` is the address's, `raised` the one the form's own bound gave it, if it did: said at
  * registration.
  */
-function reviewer (settings: Settings, maxDepth: number, log: FastifyBaseLogger, raised: number | undefined): (form: JsonObject) => readonly RuntimeVerdict[] {
+function reviewer (settings: ResolvedOptions, maxDepth: number, log: FastifyBaseLogger, raised: number | undefined): (form: JsonObject) => readonly RuntimeVerdict[] {
   const require = settings.lint === false ? [] : settings.lint.require
   for (const name of require) {
     if (!(DECODERS as readonly string[]).includes(name)) {

@@ -2,6 +2,7 @@
 // kept) and the one move each request makes on it. The shared keys (shared.ts) make the same moves
 // in Redis, atomically; test/idempotency/machine.test.ts holds both to one model.
 import type { Answer, Ticket } from '../address/guard.ts'
+import type { IdempotencySettings } from '../address/options.ts'
 
 /** An answer kept for a key: what a retry gets again (its status, the header fields the act set, its body). */
 export type Kept = Answer
@@ -28,17 +29,7 @@ export interface Keys {
   close (): Promise<void>
 }
 
-/** Settings of the `idempotency` option. */
-export interface IdempotencySettings {
-  /** Milliseconds an answer is kept from its act's end. */
-  readonly keep: number
-  /** Keys held at once in this process (running or kept). */
-  readonly maxKeys: number
-  /** Bytes of kept answers held at once in this process. */
-  readonly maxBytes: number
-  /** With `share`: milliseconds a running act's claim outlives the last sign of life of its process. */
-  readonly lease: number
-}
+export type { IdempotencySettings }
 
 /** A client's share of a bound: a quarter, at least one. */
 const share = (bound: number): number => Math.max(1, Math.floor(bound / 4))

@@ -2,17 +2,17 @@
 // wires this in: the act the core calls comes from here, and so do the job addresses' routes.
 import type { FastifyInstance } from 'fastify'
 import type { Door } from '../address/door.ts'
+import type { CoreAct } from '../address/act.ts'
 import type { Settings } from '../address/options.ts'
 import { installJobRoutes } from './routes.ts'
 import { backgroundAct, drainingAct, jobsPath } from './run.ts'
-import type { BackgroundSettings } from './settings.ts'
 import { SharedJobs } from './shared.ts'
 import { localSource } from './source.ts'
 import { JobStore } from './store.ts'
 
-/** What the entry gets back: the settings the core runs with, and the address's jobs, if any. */
+/** What the entry gets back: the act as the core calls it, and the address's jobs, if any. */
 export interface Installed {
-  readonly settings: Settings
+  readonly act: CoreAct
   readonly background: Backgrounded | undefined
 }
 
@@ -23,11 +23,12 @@ export interface Backgrounded {
 }
 
 /**
- * The settings the core runs with: its act is the option's act given a context, draining an
- * async iterable it returns, or, with `background`, handing off to a job address after `after`.
+ * The act as the core calls it: the option's act given a context, draining an async iterable it
+ * returns, or, with `background`, handing off to a job address after `after`.
  */
-export async function installJobs (instance: FastifyInstance, settings: Settings, background: BackgroundSettings | undefined, door: Door): Promise<Installed> {
-  if (background === undefined) return { settings: Object.freeze({ ...settings, act: drainingAct(settings) }), background: undefined }
+export async function installJobs (instance: FastifyInstance, settings: Settings, door: Door): Promise<Installed> {
+  const { background } = settings
+  if (background === undefined) return { act: drainingAct(settings), background: undefined }
   const store = new JobStore(background)
   // With `share`, every instance reads a job from Redis; its act runs where it started.
   const shared = settings.share === undefined ? undefined : new SharedJobs(settings.share, background, store, instance.log, settings.path)
@@ -40,7 +41,7 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
   const source = shared ?? localSource(store)
   await installJobRoutes(instance, settings, background, source)
   return {
-    settings: Object.freeze({ ...settings, act: backgroundAct(settings, background, store, door) }),
+    act: backgroundAct(settings, background, store, door),
     background: Object.freeze({ base: jobsPath(settings.path) })
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Act, Settings } from '../address/options.ts'
+import type { CoreAct } from '../address/act.ts'
+import type { Settings } from '../address/options.ts'
 import { isThenable, LATE, within } from '../address/settle.ts'
 import { markUnrun, ticketOf, UNKEPT } from '../address/guard.ts'
 import type { Door } from '../address/door.ts'
@@ -12,8 +13,6 @@ import { preferences } from './prefer.ts'
 import type { BackgroundSettings } from './settings.ts'
 import type { JobStore, Place } from './store.ts'
 
-type CoreAct = Settings['act']
-
 /** Where an address's job addresses live: `<address>/jobs/<id>`. */
 export function jobsPath (address: string): string {
   return `${address === '/' ? '' : address}/jobs`
@@ -25,7 +24,7 @@ export function jobsPath (address: string): string {
  * goes back as it came, so the answer is the same bytes as ever.
  */
 export function drainingAct (settings: Settings): CoreAct {
-  const act = settings.act as unknown as Act
+  const { act } = settings
   const { actTimeout } = settings
   return function onAct (body, request, reply) {
     const context = new LazyContext()
@@ -99,7 +98,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
 export type StartAct = (body: never, request: FastifyRequest, reply: FastifyReply, waiting: Waiting) => Ran | Promise<Ran>
 
 export function actStarter (settings: Settings, background: BackgroundSettings, store: JobStore): StartAct {
-  const act = settings.act as unknown as Act
+  const { act } = settings
   const { actTimeout } = settings
   const base = jobsPath(settings.path)
   return function start (body, request, reply, waiting) {

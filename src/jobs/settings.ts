@@ -1,18 +1,8 @@
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import type { Settings } from '../address/options.ts'
+import type { BackgroundSettings, Settings } from '../address/options.ts'
 import { resolveMembers } from '../members.ts'
 
-/** `background` checked, defaulted and frozen (docs/jobs.md). */
-export interface BackgroundSettings {
-  readonly after: number
-  readonly keep: number
-  readonly maxJobs: number
-  readonly poll: number
-  readonly heartbeat: number
-  readonly rateMax: number
-  /** With `share`: how long a job outlives its process's last sign of life before it reads as failed. */
-  readonly lease: number
-}
+export type { BackgroundSettings }
 
 export const DEFAULT_BACKGROUND: BackgroundSettings = Object.freeze({
   after: 5000,
