@@ -4,7 +4,7 @@
 // Run: npm run lint (after ESLint, which enforces the folder rules).
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
-import { stronglyConnected } from '../src/json/scc.ts'
+import { stronglyConnected } from '../src/graph.ts'
 
 const root = resolve(import.meta.dirname, '..')
 const src = join(root, 'src')

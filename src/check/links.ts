@@ -1,4 +1,4 @@
-import { stronglyConnected } from '../json/scc.ts'
+import { stronglyConnected } from '../graph.ts'
 import { isObject } from '../json/value.ts'
 import { parse } from '../parse/parse.ts'
 import { wrongMembers } from './arrival.ts'

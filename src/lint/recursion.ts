@@ -1,5 +1,5 @@
 // draft §4.2: recursion should be bounded by the schema itself. A cycle of local $refs is not.
-import { stronglyConnected } from '../json/scc.ts'
+import { stronglyConnected } from '../graph.ts'
 import { isObject, refTarget, resolve, walk, type Json } from './schema.ts'
 
 export interface Cycle {
@@ -29,7 +29,7 @@ interface Edge { readonly to: number, readonly ref: string | undefined }
  * applies (not its `$defs`: a definition applies only where a `$ref` leads) and a `$ref` to its
  * target, so a cycle may pass through a schema that contains, in place, another one's target.
  * One depth-first search, without recursion: a back edge closes a cycle; the strongly connected
- * components (json/scc.ts) say which `$ref`s stand on one.
+ * components (graph.ts) say which `$ref`s stand on one.
  */
 export function refCycles (form: Json): Recursion {
   const pointers: string[] = []

@@ -5,7 +5,7 @@ import { GPT_ERR_UNROLL } from '../errors.ts'
 import { applicators } from '../json/applicators.ts'
 import { freezeJson } from '../json/freeze.ts'
 import { escape, refPointer, unescape, valueAt } from '../json/pointer.ts'
-import { stronglyConnected } from '../json/scc.ts'
+import { stronglyConnected } from '../graph.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 
 export interface UnrollOptions {

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import gpt, { type GptAddress, type GptOptions } from '../../src/index.ts'
-import { reused } from '../../src/address/editions-shared.ts'
+import { reused } from '../../src/address/editions/shared.ts'
 
 const forms = [
   { type: 'object', properties: { note: { type: 'string', maxLength: 280, description: 'A note <b>&' } }, required: ['note'], additionalProperties: false },

@@ -1,13 +1,13 @@
-import { publishEdition } from '../diagnostics.ts'
+import { publishEdition } from '../../diagnostics.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Editions, Holder, Versioned } from './editions.ts'
-import { judge, type PortableSettings } from './editions-judge.ts'
-import { contentText, EditionStore, isVersion, MAX_VERSION, type Stored } from './editions-store.ts'
-import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../errors.ts'
-import { storedBytes } from '../limits.ts'
-import type { ShareSettings } from './share.ts'
-import type { Content, Message } from '../types.ts'
+import type { Editions, Holder, Versioned } from './local.ts'
+import { judge, type PortableSettings } from './judge.ts'
+import { contentText, EditionStore, isVersion, MAX_VERSION, type Stored } from './store.ts'
+import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../../errors.ts'
+import { storedBytes } from '../../limits.ts'
+import type { ShareSettings } from '../share.ts'
+import type { Content, Message } from '../../types.ts'
 
 /**
  * Where the loop is. It hears Redis's news while starting, idle or running, and no longer once
@@ -58,13 +58,13 @@ const BACKOFF_BASE = 2
 const BACKOFF_CAP = 100
 
 /**
- * An address's editions shared through Redis (src/address/editions-store.ts). Requests never wait
+ * An address's editions shared through Redis (src/address/editions/store.ts). Requests never wait
  * on Redis: they read the edition last served.
  *
  * Everything that reads or writes the hash runs in one loop (#run): a read after a notification,
  * then the updates queued meanwhile, applied together to the edition served and stored by one
  * compare-and-set. What is read is untrusted: bounded in size by the store, and judged off the
- * event loop (src/address/editions-judge.ts) unless its form is the one already served.
+ * event loop (src/address/editions/judge.ts) unless its form is the one already served.
  */
 export class SharedEditions<E extends Versioned> implements Editions {
   readonly #store: EditionStore

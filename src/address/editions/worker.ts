@@ -1,12 +1,12 @@
-// The judge's thread (src/address/editions-judge.ts): builds an edition read from Redis exactly as the
+// The judge's thread (src/address/editions/judge.ts): builds an edition read from Redis exactly as the
 // address would, and says whether it was refused. Nothing built here is kept: only the verdict
 // crosses back, and the thread can be stopped at any point of a build.
 import { parentPort } from 'node:worker_threads'
 import type { FastifyBaseLogger } from 'fastify'
-import { Address } from './address.ts'
-import type { JudgeJob, JudgeVerdict } from './editions-judge.ts'
-import { resolveContent, type ResolvedOptions } from './options.ts'
-import { reviewed } from './review.ts'
+import { Address } from '../address.ts'
+import type { JudgeJob, JudgeVerdict } from './judge.ts'
+import { resolveContent, type ResolvedOptions } from '../options.ts'
+import { reviewed } from '../review.ts'
 
 const noop = (): void => {}
 const silent = { level: 'silent', fatal: noop, error: noop, warn: noop, info: noop, debug: noop, trace: noop, silent: noop, child: () => silent } as unknown as FastifyBaseLogger

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads'
-import * as errors from '../errors.ts'
-import type { Settings } from './options.ts'
+import * as errors from '../../errors.ts'
+import type { Settings } from '../options.ts'
 
 /**
  * How long a stored edition may take to build in the judge before it is stopped and refused. The
@@ -25,7 +25,7 @@ export interface JudgeJob { readonly id: number, readonly settings: PortableSett
 export type JudgeVerdict = { readonly id: number, readonly ok: true } | { readonly id: number, readonly ok: false, readonly code: string | undefined, readonly message: string }
 
 // Under the test loader the sources run as .ts; built, as .js beside this file.
-const WORKER = new URL(`./editions-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
+const WORKER = new URL(`./worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url)
 
 /**
  * Builds editions read from Redis in a worker thread, one at a time, before the address builds

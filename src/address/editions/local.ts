@@ -1,7 +1,7 @@
 // An address's editions, behind one interface: local ones (this process only, below) or shared
-// ones through Redis (src/address/editions-shared.ts).
-import { publishEdition } from '../diagnostics.ts'
-import type { Content } from '../types.ts'
+// ones through Redis (src/address/editions/shared.ts).
+import { publishEdition } from '../../diagnostics.ts'
+import type { Content } from '../../types.ts'
 
 /** One edition as the address serves it: its content, and the stored version it is (0: never stored). */
 export interface Versioned {
