@@ -19,7 +19,7 @@ describe('npm run setup:test', () => {
   after(() => { for (const dir of dirs) rmSync(dir, { recursive: true, force: true }) })
 
   /** Runs the script where only `present` tools exist, as user `uid`, with or without apt-get. */
-  async function setup (present: string[], uid: number, withAptGet = true): Promise<Outcome> {
+  async function setup (present: string[], uid: number, withAptGet = true, env: Record<string, string> = {}): Promise<Outcome> {
     const bin = mkdtempSync(join(tmpdir(), 'gpt-setup-'))
     dirs.push(bin)
     const log = join(bin, 'apt-get.log')
@@ -32,7 +32,7 @@ describe('npm run setup:test', () => {
     if (withAptGet) stub('apt-get', `echo "$DEBIAN_FRONTEND $*" >> ${log}`)
     writeFileSync(log, '')
     // No terminal: stdin is /dev/null, as in CI.
-    const outcome = await run(bash, [script], { env: { PATH: bin } }).then(
+    const outcome = await run(bash, [script], { env: { PATH: bin, ...env } }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code: number, stdout: string, stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }))
     return { ...outcome, aptGet: readFileSync(log, 'utf8').split('\n').filter(Boolean) }
@@ -54,7 +54,13 @@ describe('npm run setup:test', () => {
     const outcome = await setup(['curl', 'redis-server'], 1000)
     assert.equal(outcome.code, 1)
     assert.deepEqual(outcome.aptGet, [])
-    assert.match(outcome.stderr, /missing jq chromium; .*root.*sudo npm run setup:test/)
+    assert.match(outcome.stderr, /missing jq chromium; .*root.*sudo bash scripts\/setup-test\.sh/)
+  })
+
+  it('takes the Chromium that CHROMIUM names, as the tests do', async () => {
+    const outcome = await setup(['curl', 'jq', 'redis-server'], 1000, true, { CHROMIUM: process.execPath })
+    assert.equal(outcome.code, 0, outcome.stderr)
+    assert.deepEqual(outcome.aptGet, [])
   })
 
   it('without apt-get, says what is missing and fails', async () => {

@@ -34,7 +34,7 @@ export function installed (): string | undefined {
     const { version } = require(`${PACKAGE}/package.json`) as { version: string }
     const build = require(`${PACKAGE}/lib/version.js`) as { BUILD_NUMBER: string, BUILD_COMMIT: string }
     return `${PACKAGE} ${version} (llama.cpp b${build.BUILD_NUMBER}, ${build.BUILD_COMMIT})`
-    /* c8 ignore next 3: reached only where the optional peer is not installed, and the tests run with it installed (a devDependency) */
+    /* c8 ignore next 3: reached only where the optional peer is not installed, and the tests run with it installed (npm run setup:test) */
   } catch {
     return undefined
   }

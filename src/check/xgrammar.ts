@@ -38,7 +38,7 @@ export const MISSING = `the xgrammar actor needs ${PACKAGE}, which is not instal
 function bundle (): string | undefined {
   try {
     return require.resolve(`${PACKAGE}/lib/index.js`)
-    /* c8 ignore next 3: reached only where the optional peer is not installed, and the tests run with it installed (a devDependency) */
+    /* c8 ignore next 3: reached only where the optional peer is not installed, and the tests run with it installed (npm run setup:test) */
   } catch {
     return undefined
   }

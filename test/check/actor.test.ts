@@ -18,6 +18,9 @@ import { lint } from '../../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../../src/check/testing.ts'
 import { randomForm } from '../fixtures/lint-forms.ts'
 import { bin, without } from '../helpers/bin.ts'
+import { need } from '../helpers/test-packages.js'
+
+need('@mlc-ai/web-xgrammar')
 
 const outcome = (report: Report, id: string): string | undefined => report.results.find((r) => r.id === id)?.outcome
 

@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test'
 import { BOS, BYTE_BASE, DIMENSIONS, EOS, gguf, SPACE, vocabulary, WHOLE, writable, writeModel } from '../../src/check/gguf.ts'
 import { installed, load, sample, UNPARSED, type Completion, type Llama } from '../../src/check/llama-cpp.ts'
 import { random } from '../../src/check/generate.ts'
+import { need } from '../helpers/test-packages.js'
 
 describe('a GGUF model of random weights (gguf.ts)', () => {
   const file = writeModel(7)
@@ -38,6 +39,7 @@ describe('a GGUF model of random weights (gguf.ts)', () => {
   })
 
   it('loads in llama.cpp and writes tokens, free and under the grammar of a form', async () => {
+    need('@fugood/llama.node')
     assert.match(installed() ?? '', /^@fugood\/llama\.node 1\.7\.15 \(llama\.cpp b\d+, [0-9a-f]+\)$/)
     const llama = load()
     const context = await llama.loadModel({ model: file, n_ctx: 256, n_threads: 1 })

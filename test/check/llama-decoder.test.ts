@@ -18,6 +18,9 @@ import gpt, { type GptOptions } from '../../src/index.ts'
 import { lint } from '../../src/lint/index.ts'
 import { check, checkAddress, formatReport, injectSender, type Report } from '../../src/check/testing.ts'
 import { bin, ROOT, without } from '../helpers/bin.ts'
+import { need } from '../helpers/test-packages.js'
+
+need('@fugood/llama.node')
 
 const outcome = (report: Report, id: string): string | undefined => report.results.find((r) => r.id === id)?.outcome
 const ACTS = 30

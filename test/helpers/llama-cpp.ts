@@ -16,7 +16,9 @@ import { writable, writeModel } from '../../src/check/gguf.ts'
 import { refusal } from '../../src/check/llama-decoder.ts'
 import type { Answer, Ask } from './llama-cpp-process.ts'
 import type { Converter } from './lint-check.ts'
+import { need } from './test-packages.js'
 
+need('@fugood/llama.node')
 const CHILD = fileURLToPath(new URL('./llama-cpp-process.ts', import.meta.url))
 const model = writeModel('ending')
 process.once('exit', () => rmSync(dirname(model), { recursive: true, force: true }))

@@ -3,9 +3,11 @@
 import type { Json } from '../../src/form/compile.ts'
 import { load, quietly, walk, type Disposable, type Walked, type XGrammar } from '../../src/check/xgrammar.ts'
 import type { Converter } from './lint-check.ts'
+import { need } from './test-packages.js'
 
 export { VOCABULARY } from '../../src/check/xgrammar.ts'
 
+need('@mlc-ai/web-xgrammar')
 // A converter that aborted (its way of refusing a form) is not to be trusted after: a fresh one.
 let xgrammar: XGrammar = load()
 
