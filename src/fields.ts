@@ -29,7 +29,7 @@ export function matches (field: string, etag: string, weak: boolean): boolean {
 }
 
 /** The tag of `field` that names `etag` in some coding, `*`, or undefined. */
-export function matched (field: string, etag: string, weak: boolean): string | undefined {
+function matched (field: string, etag: string, weak: boolean): string | undefined {
   if (field.trim() === '*') return '*'
   const coded = `${etag.slice(0, -1)}-`
   for (const tag of field.split(',')) {
@@ -40,9 +40,14 @@ export function matched (field: string, etag: string, weak: boolean): string | u
   return undefined
 }
 
-/** Whether an If-None-Match names exactly `etag` (weak comparison), or is `*`: for representations never coded. */
-export function namesExactly (field: string, etag: string): boolean {
-  return field.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')
+/**
+ * RFC 9110 §13.1.2: the tag a 304 carries where If-None-Match names `etag` (in any coding, weak
+ * comparison) or is `*`: the one the client holds (§15.4.5); undefined: send the representation.
+ */
+export function notModified (field: string | undefined, etag: string): string | undefined {
+  if (field === undefined) return undefined
+  const named = matched(field, etag, true)
+  return named === '*' ? etag : named
 }
 
 /**

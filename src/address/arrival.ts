@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import { addVary, CODING, FIELD_CONTENT, matched, strongTag, TOKEN } from '../fields.ts'
+import { addVary, CODING, FIELD_CONTENT, notModified, strongTag, TOKEN } from '../fields.ts'
 import { customPolicy, renderPage } from '../page/html.ts'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
@@ -154,13 +154,8 @@ export function arrivalHandler (address: Serving): RouteHandlerMethod {
 function send (request: FastifyRequest, reply: FastifyReply, representation: Representation): FastifyReply {
   reply.headers(representation.headers)
   addVary(reply)
-  const ifNoneMatch = request.headers['if-none-match']
-  if (ifNoneMatch !== undefined) {
-    const named = matched(ifNoneMatch, representation.etag, true)
-    // RFC 9110 §15.4.5: the 304 carries the tag the client holds, of whichever coding it got.
-    if (named !== undefined) return reply.code(304).header('etag', named === '*' ? representation.etag : named).send()
-  }
-  return reply.send(representation.body)
+  const held = notModified(request.headers['if-none-match'], representation.etag)
+  return held === undefined ? reply.send(representation.body) : reply.code(304).header('etag', held).send()
 }
 
 /**

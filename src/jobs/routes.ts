@@ -4,7 +4,7 @@ import { compileForm } from '../form/compile.ts'
 import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
 import { LATE, outsideProtocol, Pipeline, readValue, refusedBody, type ActInput, type Outcome } from '../address/pipeline.ts'
-import { addVary, namesExactly } from '../fields.ts'
+import { addVary, notModified } from '../fields.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
 import type { JobEvent } from './job.ts'
@@ -99,10 +99,8 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     reply.header('cache-control', 'private, no-cache').header('etag', etag)
     addVary(reply)
     if (!job.done) reply.header('retry-after', poll)
-    const held = request.headers['if-none-match']
-    if (held !== undefined && namesExactly(held, etag)) {
-      return reply.code(304).send()
-    }
+    const held = notModified(request.headers['if-none-match'], etag)
+    if (held !== undefined) return reply.code(304).header('etag', held).send()
     if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)
     // While the act works the page follows its events live (or, with no script, reloads itself
     // every poll); once it is done the page stays.

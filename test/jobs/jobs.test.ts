@@ -166,6 +166,10 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     const cached = await app.inject({ url: href, headers: { 'if-none-match': String(response.headers.etag) } })
     assert.equal(cached.statusCode, 304)
     assert.equal(cached.body, '')
+    assert.equal(cached.headers.etag, response.headers.etag)
+    // RFC 9110 §13.1.2, as the arrival answers it: `*`, or the tag in a coding, names it too.
+    const coded = String(response.headers.etag).replace(/"$/, '-gzip"')
+    for (const held of ['*', `W/${coded}`]) assert.equal((await app.inject({ url: href, headers: { 'if-none-match': held } })).statusCode, 304, held)
     await app.close()
   })
 
