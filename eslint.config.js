@@ -3,7 +3,7 @@ import neostandard from 'neostandard'
 // The rooms of src/ and the one direction of their imports (docs/architecture.md). A room may
 // import its own modules and the rooms named after it here; `import type` counts too, since a
 // reader follows it all the same. Circles: scripts/import-circles.ts, run by `npm run lint`.
-const ROOMS = ['otel', 'mcp', 'jobs', 'address', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
+const ROOMS = ['otel', 'mcp', 'idempotency', 'jobs', 'address', 'store', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
 const LEAVES = ['json', 'errors.ts', 'limits.ts', 'types.ts', 'defaults.ts', 'fields.ts', 'diagnostics.ts', 'hosts.ts', 'graph.ts']
 
 /** A rule for the files of `room`: every room of ours not in `allowed` is out of reach. */
@@ -48,10 +48,13 @@ export default [
   room(['src/check/**'], ['check', 'parse', 'lint', ...LEAVES],
     'the checker (check/) never imports the runtime (address/) or the validator (form/): its judge stays independent of what it judges'),
   room(['src/cli/**'], ['cli', 'check', 'lint', 'form', 'parse', ...LEAVES], 'a command (cli/) drives the products, never the runtime (address/)'),
-  room(['src/address/**'], ['address', 'links', 'form', 'parse', 'page', 'lint', 'unroll', ...LEAVES],
+  room(['src/store/**'], ['store', ...LEAVES], 'store/ (the Redis option, client readiness and the editions\' store) imports only leaves'),
+  room(['src/address/**'], ['address', 'store', 'links', 'form', 'parse', 'page', 'lint', 'unroll', ...LEAVES],
     'the runtime (address/) imports the rooms below it, never jobs, the checker or a command'),
-  room(['src/jobs/**'], ['jobs', 'address', 'form', 'parse', 'page', ...LEAVES],
+  room(['src/jobs/**'], ['jobs', 'address', 'store', 'form', 'parse', 'page', ...LEAVES],
     'jobs/ is a capability on top of the runtime: it imports address/ and what address/ uses, never the checker or a command'),
+  room(['src/idempotency/**'], ['idempotency', 'address', 'store', ...LEAVES],
+    'idempotency/ is a capability on top of the runtime: the core calls its guard and never imports it'),
   room(['src/mcp/**'], ['mcp', 'jobs', 'address', 'parse', ...LEAVES],
     'mcp/ is a capability on top of the runtime and its jobs: it imports them, never the checker or a command'),
   room(['src/otel/**'], ['otel', ...LEAVES],

@@ -20,7 +20,7 @@ import { installLinks } from './links/host.ts'
 import { hostAddress } from './hosts.ts'
 import type { Hosted } from './mcp/registry.ts'
 import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions, type Settings } from './address/options.ts'
-import type { ShareOptions } from './address/share.ts'
+import type { ShareOptions } from './store/share.ts'
 import { installRateLimit } from './address/rate-limit.ts'
 import { reviewed } from './address/review.ts'
 
@@ -132,7 +132,7 @@ export type { Body } from './address/body.ts'
 export type {
   Act, ActContext, AddressView, BackgroundOptions, IdempotencyOptions, Content, ContentChange, GptAddress, GptOptions, LocalGptOptions, Message, SharedGptAddress, SharedGptOptions, Update
 } from './address/options.ts'
-export type { ShareOptions, SharedRedis } from './address/share.ts'
+export type { ShareOptions, SharedRedis } from './store/share.ts'
 export type { Json, JsonObject } from './form/compile.ts'
 export type { ActTrace, EditionMessage, Outcome, RefusalMessage, Stage, Via } from './diagnostics.ts'
 export { withLinks } from './links/result.ts'

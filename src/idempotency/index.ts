@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import { UNKEPT, type Answer, type Given, type Guard, type Passage } from '../address/guard.ts'
-import type { ShareSettings } from '../address/share.ts'
+import type { ShareSettings } from '../store/share.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
 import { keyOf, MALFORMED } from './key.ts'
 import { LocalKeys, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'

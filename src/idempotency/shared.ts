@@ -4,7 +4,7 @@
 // claim whose lease lapsed (its process died mid-act) reads as the LOST answer, since the act may
 // have run, and is never run again.
 import { randomUUID } from 'node:crypto'
-import type { SharedRedis } from '../address/share.ts'
+import type { SharedRedis } from '../store/share.ts'
 import { UNKEPT as LOST, type Ticket } from '../address/guard.ts'
 import { LATE, within } from '../address/settle.ts'
 import { RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'

@@ -3,8 +3,8 @@
 // act runs in the process it started in, which keeps a lease alive while it lives.
 import { createHash, randomBytes } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import { Subscriber } from '../address/subscriber.ts'
-import type { SharedRedis, ShareSettings } from '../address/share.ts'
+import { Subscriber } from '../store/subscriber.ts'
+import type { SharedRedis, ShareSettings } from '../store/share.ts'
 import { MESSAGES } from './arrival.ts'
 import { RETAINED, type Job, type JobEvent, type Status } from './job.ts'
 import type { BackgroundSettings } from './settings.ts'

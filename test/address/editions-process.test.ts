@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis, RedisOptions } from 'ioredis'
 import gpt, { type SharedGptAddress } from '../../src/index.ts'
 import { DEFAULT_LIMITS, storedBytes } from '../../src/limits.ts'
-import { MAX_VERSION } from '../../src/address/editions/store.ts'
+import { MAX_VERSION } from '../../src/store/editions.ts'
 
 // The most an instance with the default limits reads of a stored edition.
 const MOST = storedBytes(DEFAULT_LIMITS)

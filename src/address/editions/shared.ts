@@ -3,10 +3,10 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Editions, Holder, Versioned } from './local.ts'
 import { judge, type PortableSettings } from './judge.ts'
-import { contentText, EditionStore, isVersion, MAX_VERSION, type Stored } from './store.ts'
+import { contentText, EditionStore, isVersion, MAX_VERSION, type Stored } from '../../store/editions.ts'
 import { GPT_ERR_EDITION_NOT_STORED, GPT_ERR_EDITION_REFUSED } from '../../errors.ts'
 import { storedBytes } from '../../limits.ts'
-import type { ShareSettings } from '../share.ts'
+import type { ShareSettings } from '../../store/share.ts'
 import type { Content, Message } from '../../types.ts'
 
 /**
@@ -58,7 +58,7 @@ const BACKOFF_BASE = 2
 const BACKOFF_CAP = 100
 
 /**
- * An address's editions shared through Redis (src/address/editions/store.ts). Requests never wait
+ * An address's editions shared through Redis (src/store/editions.ts). Requests never wait
  * on Redis: they read the edition last served.
  *
  * Everything that reads or writes the hash runs in one loop (#run): a read after a notification,

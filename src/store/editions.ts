@@ -2,9 +2,9 @@
 // the same name. Reads, compare-and-sets and the subscription; when to do which is the shared
 // editions' to decide (src/address/editions/shared.ts).
 import { randomUUID } from 'node:crypto'
-import type { SharedRedis, ShareSettings } from '../share.ts'
-import { ready, Subscriber } from '../subscriber.ts'
-import type { Content } from '../../types.ts'
+import type { SharedRedis, ShareSettings } from './share.ts'
+import { ready, Subscriber } from './subscriber.ts'
+import type { Content } from '../types.ts'
 
 /**
  * The highest version an instance writes or takes. Versions count updates from 1, so a higher one

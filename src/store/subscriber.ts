@@ -1,5 +1,5 @@
 // A Redis client's connection and one pub/sub channel: what the shared editions
-// (src/address/editions/store.ts) and the shared jobs (src/jobs/shared.ts) each subscribe with.
+// (src/store/editions.ts) and the shared jobs (src/jobs/shared.ts) each subscribe with.
 import type { SharedRedis } from './share.ts'
 
 /** How long registration waits for Redis before it fails. */
