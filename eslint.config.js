@@ -3,7 +3,7 @@ import neostandard from 'neostandard'
 // The rooms of src/ and the one direction of their imports (docs/architecture.md). A room may
 // import its own modules and the rooms named after it here; `import type` counts too, since a
 // reader follows it all the same. Circles: scripts/import-circles.ts, run by `npm run lint`.
-const ROOMS = ['otel', 'mcp', 'idempotency', 'jobs', 'address', 'store', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
+const ROOMS = ['otel', 'mcp', 'catalog', 'idempotency', 'jobs', 'address', 'store', 'links', 'form', 'parse', 'page', 'lint', 'unroll', 'check', 'cli']
 const LEAVES = ['json', 'errors.ts', 'limits.ts', 'types.ts', 'defaults.ts', 'fields.ts', 'diagnostics.ts', 'hosts.ts', 'graph.ts']
 
 /** A rule for the files of `room`: every room of ours not in `allowed` is out of reach. */
@@ -57,6 +57,9 @@ export default [
     'idempotency/ is a capability on top of the runtime: the core calls its guard and never imports it'),
   room(['src/mcp/**'], ['mcp', 'jobs', 'address', 'parse', ...LEAVES],
     'mcp/ is a capability on top of the runtime and its jobs: it imports them, never the checker or a command'),
+  room(['src/catalog/**'], ['catalog', 'links', ...LEAVES],
+    'catalog/ reads the host\'s registry (a leaf), never the runtime: it lists addresses as their records say them',
+    [{ regex: '^(\\.\\./)+links/(?!describe\\.ts$)', message: 'catalog/ may read how an address is described (links/describe.ts), nothing else of links' }]),
   room(['src/otel/**'], ['otel', ...LEAVES],
     'otel/ only listens to the diagnostics channels (a leaf): it never reaches into the runtime it observes'),
   // Units a reader takes in at once, counted as they read them: blank lines and comments too.

@@ -1,7 +1,8 @@
 // The fastify-gpt addresses of each server, in the order they registered: every encapsulated
-// instance of one Fastify app shares its `server`, so one address (its links), the MCP bridge
-// and any other room find the others whatever plugin registered them. The plugin entry
-// (src/index.ts) enters one record an address; each room reads the members it needs of it.
+// instance of one Fastify app shares its `server`, so one address (its links), the MCP bridge,
+// the API catalog and any other room find the others whatever plugin registered them. The plugin
+// entry (src/index.ts) enters one record an address; each room reads the members it needs of it.
+// Beside them, the one API catalog (RFC 9727) a server may serve, which every arrival names.
 
 /** One address's record: its path, and what the rooms above read of it (its handle, its door...). */
 export interface Hosted {
@@ -30,4 +31,19 @@ const NONE: ReadonlyMap<string, Hosted> = new Map()
  */
 export function hostedOn<T extends Hosted> (server: object): ReadonlyMap<string, T> {
   return (servers.get(server) ?? NONE) as ReadonlyMap<string, T>
+}
+
+const catalogs = new WeakMap<object, string>()
+
+/**
+ * Enters the API catalog of the host serving on `server`, as the Link field value that names it
+ * (`</.well-known/api-catalog>; rel="api-catalog"`); it goes with the server.
+ */
+export function hostCatalog (server: object, link: string): void {
+  catalogs.set(server, link)
+}
+
+/** The Link field value naming the API catalog of the host serving on `server`, if it serves one. */
+export function catalogOn (server: object): string | undefined {
+  return catalogs.get(server)
 }

@@ -17,7 +17,7 @@ import { resolveIdempotency } from './idempotency/option.ts'
 import { installJobs } from './jobs/index.ts'
 import { resolveBackground } from './jobs/settings.ts'
 import { installLinks } from './links/host.ts'
-import { hostAddress } from './hosts.ts'
+import { catalogOn, hostAddress } from './hosts.ts'
 import type { Hosted } from './mcp/registry.ts'
 import { resolveOptions, type GptAddress, type GptOptions, type LocalGptOptions, type SharedGptAddress, type SharedGptOptions, type Settings } from './address/options.ts'
 import type { ShareOptions } from './store/share.ts'
@@ -35,6 +35,12 @@ async function plugin (instance: FastifyInstance, options: GptOptions): Promise<
   const address = new Address(settings)
   await address.share(instance.log)
   installLinks(instance, address, settings.links)
+  // RFC 9727 §3: where the host serves an API catalog (fastify-gpt/catalog, registered anywhere
+  // before or after this address), the arrival names it; that is known once the host is ready.
+  instance.addHook('onReady', async () => {
+    const catalog = catalogOn(instance.server)
+    if (catalog !== undefined) address.catalogued(catalog)
+  })
   instance.addHook('onClose', async () => { await address.close() })
 
   await installRateLimit(instance, settings)

@@ -13,6 +13,7 @@ const parser = 'fastify-gpt/parse'
 const testing = 'fastify-gpt/testing'
 const linter = 'fastify-gpt/lint'
 const unroller = 'fastify-gpt/unroll'
+const cataloguer = 'fastify-gpt/catalog'
 
 describe('the published package', () => {
   it('exports the plugin as default and as `gpt` from ESM', async () => {
@@ -52,6 +53,16 @@ describe('the published package', () => {
     const { unroll } = await import(unroller)
     const form = { type: 'array', items: { $ref: '#' } }
     assert.deepEqual(unroll(form, { depth: 2 }), { type: 'array', items: { $ref: '#/$defs/root2' }, $defs: { root2: { type: 'array', items: false } } })
+  })
+
+  it('exports the API catalog as fastify-gpt/catalog, which lists the built package\'s addresses', async () => {
+    const [{ default: gpt }, { default: catalog, CATALOG_PATH }, { default: Fastify }] = await Promise.all([import(main), import(cataloguer), import('fastify')])
+    const app = Fastify()
+    await app.register(catalog)
+    await app.register(gpt, { prefix: '/poll', form: { type: 'integer' }, act: (n: number) => n, rateLimit: false, prompt: 'Vote once.' })
+    const reply = await app.inject(CATALOG_PATH)
+    assert.deepEqual(reply.json().linkset[0], { anchor: '/.well-known/api-catalog', item: [{ href: '/poll', title: 'Vote once.' }] })
+    await app.close()
   })
 
   it('keeps the linter and the checker out of the address\'s core: only the entry wires the linter in, through review.ts', () => {

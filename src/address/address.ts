@@ -27,13 +27,13 @@ export interface Edition extends Versioned {
  * Builds an edition whose content is already checked against the limits (resolveContent): the
  * costly steps below are then bounded by the limits, whatever numbers the form holds.
  */
-function buildEdition (content: Content, settings: Settings, version: number, previous?: Edition): Edition {
+function buildEdition (content: Content, settings: Settings, version: number, catalog: string | undefined, previous?: Edition): Edition {
   // Most updates change p or m only: the form's validator, compiled once, serves on, and lint,
   // which belongs to the form, is not asked again (nor logs again).
   const same = previous !== undefined && sameForm(previous.content.form, content.form)
   const validate = same ? previous.validate : compileForm(content.form, settings.path, { allErrors: settings.explain, limits: settings.limits })
   const runtimes = same ? previous.runtimes : settings.review?.(content.form) ?? []
-  return Object.freeze({ version, content, validate, runtimes, arrival: buildArrival(content, settings, runtimes) })
+  return Object.freeze({ version, content, validate, runtimes, arrival: buildArrival(content, settings, runtimes, catalog) })
 }
 
 /**
@@ -67,11 +67,13 @@ export class Address implements GptAddress, Holder<Edition> {
   /** Local until `share` takes the editions shared through Redis. */
   #editions: Editions = new LocalEditions(this)
   readonly #watchers: Array<() => void> = []
+  /** The Link field value naming the host's API catalog, once the host is ready and serves one. */
+  #catalog: string | undefined
 
   constructor (settings: Settings) {
     this.path = settings.path
     this.#settings = settings
-    this.current = buildEdition(settings.content, settings, 0)
+    this.current = buildEdition(settings.content, settings, 0, undefined)
     publishEdition(this.path, 'built', 0, this.current.arrival.json.etag)
   }
 
@@ -105,11 +107,11 @@ export class Address implements GptAddress, Holder<Edition> {
   }
 
   build (content: Content, version: number): Edition {
-    return buildEdition(content, this.#settings, version, this.current)
+    return buildEdition(content, this.#settings, version, this.#catalog, this.current)
   }
 
   read (text: string, version: number): Edition {
-    return buildEdition(storedContent(text, version, this.path, this.#settings.limits), this.#settings, version, this.current)
+    return buildEdition(storedContent(text, version, this.path, this.#settings.limits), this.#settings, version, this.#catalog, this.current)
   }
 
   serve (edition: Edition): void {
@@ -126,8 +128,14 @@ export class Address implements GptAddress, Holder<Edition> {
   /** The current edition with its arrival built again, when what it says of the addresses it names changed. */
   rearrive (): void {
     const current = this.current
-    this.current = Object.freeze({ ...current, arrival: buildArrival(current.content, this.#settings, current.runtimes) })
+    this.current = Object.freeze({ ...current, arrival: buildArrival(current.content, this.#settings, current.runtimes, this.#catalog) })
     publishEdition(this.path, 'built', current.version, this.current.arrival.json.etag)
+  }
+
+  /** Names the host's API catalog (RFC 9727 §3) in this arrival and every later one: `link` is the Link field value naming it. */
+  catalogued (link: string): void {
+    this.#catalog = link
+    this.rearrive()
   }
 }
 

@@ -26,19 +26,21 @@ export interface Arrival {
 /**
  * Built once per edition, at registration or update (draft §7.4: a precomputed representation).
  * `runtimes`: lint's word on the form, when the edition already has it (src/address/address.ts).
- * The default page waits for its first reader (see Serialized); the JSON and a host's own page
- * are built here.
+ * `catalog`: the Link field value naming the host's API catalog, where it serves one. The default
+ * page waits for its first reader (see Serialized); the JSON and a host's own page are built here.
  */
-export function buildArrival (content: Content, settings: Settings, runtimes = settings.review?.(content.form) ?? []): Arrival {
+export function buildArrival (content: Content, settings: Settings, runtimes = settings.review?.(content.form) ?? [], catalog?: string): Arrival {
   // Vary is not among them: send() adds Accept to the host's own Vary (CORS's Origin, say).
   const common: Record<string, string> = {}
   if (settings.type !== undefined) common['gpt-type'] = settings.type // draft §3.2: advisory only
 
   // draft §3.2: "An address MAY include additional members": `l` names other addresses, and the
-  // Link header mirrors it (docs/links.md).
+  // Link header mirrors it (docs/links.md). RFC 9727 §3: the host's API catalog follows them.
   const links = settings.links?.named
-  if (links !== undefined && links.member.length > 0) common['link'] = links.header
-  const named = links === undefined || links.member.length === 0 ? {} : { l: links.member }
+  const names = links !== undefined && links.member.length > 0 ? links : undefined
+  const link = [names?.header, catalog].filter((field) => field !== undefined).join(', ')
+  if (link !== '') common['link'] = link
+  const named = names === undefined ? {} : { l: names.member }
   // draft §3.2: a JSON object with p, m and s; s is the very object the validator was compiled from.
   const json = Buffer.from(JSON.stringify({ p: content.prompt, m: content.messages, s: content.form, ...named }))
   const page = (): Representation => htmlRepresentation(content, settings, common, runtimes, links?.member)
