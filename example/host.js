@@ -1,7 +1,10 @@
 // An example host with three GPT addresses: a note board at /, a poll at /poll and a slow act at
-// /slow, which the board names; at /mcp, the same three as MCP tools (docs/mcp.md).
+// /slow, which the board names; at /mcp, the same three as MCP tools (docs/mcp.md); at
+// /.well-known/api-catalog, the host's API catalog listing them all (docs/catalog.md).
 //   npm start                     listens on 127.0.0.1:3000 (PORT and HOST override)
 //   curl -s localhost:3000        the note board's arrival: {p, m, s}
+//   curl -s localhost:3000/.well-known/api-catalog
+//                                 every address of the host, each titled by its first sentence
 //   curl -s localhost:3000 -d '{"note":"hello"}'
 //   claude mcp add --transport http board http://127.0.0.1:3000/mcp
 //   REDIS_URL=redis://127.0.0.1:6379 npm start
@@ -15,6 +18,7 @@
 //                                 each body was refused (stage, keyword), each act's outcome
 import Fastify from 'fastify'
 import gpt from 'fastify-gpt'
+import catalog from 'fastify-gpt/catalog'
 import mcp from 'fastify-gpt/mcp'
 import { noteBoard, poll, slow } from './addresses.js'
 
@@ -34,6 +38,9 @@ await app.register(gpt, { ...poll(), ...limits() })
 await app.register(gpt, { ...slow({ ...share, ...stepMs }), ...limits() })
 // Every address above as an MCP tool: the board at / is the tool "root", the others "poll" and "slow".
 await app.register(mcp)
+// RFC 9727: /.well-known/api-catalog lists the three, and the MCP endpoint; every arrival names it
+// in its Link header (rel="api-catalog").
+await app.register(catalog, { mcp: '/mcp' })
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'

@@ -40,7 +40,8 @@ describe('the links walk with curl and jq (docs/links.md)', () => {
     const [l, link] = (await walk('curl -s "$BASE/" | jq -c .l; curl -sI "$BASE/" | tr -d "\\r" | grep -i "^link:"', base)).trimEnd().split('\n')
     const named = JSON.parse(l!) as { href: string, p?: string }[]
     assert.deepEqual(named.find((entry) => entry.href === '/poll'), { href: '/poll', p: 'Vote once: tabs or spaces?' })
-    assert.equal(link, `link: ${named.map((entry) => `<${entry.href}>; rel="related"`).join(', ')}`, 'the Link header names the same, in order')
+    // the same, in order, and then the host's API catalog (docs/catalog.md)
+    assert.equal(link, `link: ${named.map((entry) => `<${entry.href}>; rel="related"`).join(', ')}, </.well-known/api-catalog>; rel="api-catalog"`)
   })
 
   it('an actor reads every linked arrival before entering, picks one, reads it afresh and acts', async () => {
