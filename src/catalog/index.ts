@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import { namesExactly } from '../fields.ts'
+import { notModified } from '../fields.ts'
 import { hostCatalog, hostedOn } from '../hosts.ts'
 import { Linkset, type Listed } from './linkset.ts'
 
@@ -63,9 +63,8 @@ async function plugin (host: FastifyInstance, options: CatalogOptions): Promise<
 function send (linkset: Linkset, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { body, etag } = linkset.served // one read: one document
   reply.header('content-type', CATALOG_TYPE).header('link', CATALOG_LINK).header('etag', etag)
-  const ifNoneMatch = request.headers['if-none-match']
-  if (ifNoneMatch !== undefined && namesExactly(ifNoneMatch, etag.slice(2))) return reply.code(304).send()
-  return reply.send(body)
+  const held = notModified(request.headers['if-none-match'], etag.slice(2))
+  return held === undefined ? reply.send(body) : reply.code(304).send()
 }
 
 /** The options a JavaScript host may get wrong (a misspelt name, a URL where a path goes): named errors at registration. */
