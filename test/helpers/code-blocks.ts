@@ -5,6 +5,13 @@
 //   <!-- check: fragment -->   the next block cannot compile alone (code of the source the package
 //                              does not export): shown, never compiled; the text says why
 
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** The documents whose blocks are checked: README.md and docs/*.md of the checkout at `root`. */
+export const documents = (root: string): string[] =>
+  ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)]
+
 export interface Block {
   /** 1-based line of the opening fence. */
   readonly line: number
