@@ -5,10 +5,11 @@
 // language and the marker above it (test/helpers/code-blocks.ts): sh and text are shell and
 // output; js and ts are checked in an ESM project, or in a CommonJS one under
 // `<!-- check: commonjs -->`, and also run with `node --test` under `<!-- check: run -->`; a block
-// under `<!-- check: fragment -->` cannot compile alone and is not compiled (rare: say why); the
-// README's json block under `<!-- check: tsconfig -->` is every project's tsconfig.json.
-// Anything else fails. The projects are made by test/helpers/packed.ts: their look-ups climb to
-// this checkout's node_modules.
+// under `<!-- check: fragment -->` cannot compile alone and is not compiled (rare: say why); a
+// block under `<!-- check: recipe -->` is a file of the recipe app, checked here as any ESM block
+// and built and run by test/recipe.test.ts; the README's json block under
+// `<!-- check: tsconfig -->` is every project's tsconfig.json. Anything else fails. The projects
+// are made by test/helpers/packed.ts: their look-ups climb to this checkout's node_modules.
 // With CONSUMER_TYPES naming a folder that npm installed a TypeScript and an @types/node into
 // (`npm install --prefix <folder> typescript@5.8 @types/node@20`), the code is type-checked with
 // those instead, and not run (what runs does not depend on them): CI's matrix (.ci/run).
@@ -18,6 +19,10 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { codeBlocks, documents, type Block } from './helpers/code-blocks.ts'
 import { compilerIn, failure, makeProject, pack, root } from './helpers/packed.ts'
+import { need } from './helpers/test-packages.js'
+
+// The recipe's app imports @fastify/swagger-ui, one of the packages only the tests need.
+need('@fastify/swagger-ui')
 
 const matrix = process.env['CONSUMER_TYPES']
 const modules = join(matrix ?? root, 'node_modules')
@@ -34,7 +39,7 @@ const isTsconfig = (block: Block): boolean => block.language === 'json' && block
 
 const tsconfigs = blocks.filter(isTsconfig)
 const projects = [
-  { kind: 'ESM', type: 'module', blocks: blocks.filter((b) => isCode(b) && (b.check === '' || b.check === 'run')) },
+  { kind: 'ESM', type: 'module', blocks: blocks.filter((b) => isCode(b) && ['', 'run', 'recipe'].includes(b.check)) },
   { kind: 'CommonJS', type: 'commonjs', blocks: blocks.filter((b) => isCode(b) && b.check === 'commonjs') }
 ]
 
@@ -48,7 +53,7 @@ describe('the documentation, pasted into fresh projects', { concurrency: true },
   after(() => rmSync(dir, { recursive: true, force: true }))
 
   it('says how every code block is checked, and has one tsconfig for hosts', () => {
-    const accounted = (b: Block): boolean => isShell(b) || isTsconfig(b) || (isCode(b) && ['', 'commonjs', 'run', 'fragment'].includes(b.check))
+    const accounted = (b: Block): boolean => isShell(b) || isTsconfig(b) || (isCode(b) && ['', 'commonjs', 'run', 'fragment', 'recipe'].includes(b.check))
     assert.deepEqual(blocks.filter((b) => !accounted(b)).map((b) => `${b.file}: ${b.language} ${b.check}`), [])
     assert.equal(tsconfigs.length, 1)
   })

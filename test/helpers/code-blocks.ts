@@ -4,6 +4,8 @@
 //   <!-- check: tsconfig -->   the next block is the checked projects' tsconfig.json
 //   <!-- check: fragment -->   the next block cannot compile alone (code of the source the package
 //                              does not export): shown, never compiled; the text says why
+//   <!-- check: recipe -->     the next block is a file of the recipe app, named by its first line
+//                              (`// routes/notes/index.ts: ...`): checked, then built and run
 
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
