@@ -25,4 +25,6 @@ export interface HtmlPage {
 export interface AddressView extends Content {
   /** The address's path on the host, e.g. `/poll` (`/` at the root). */
   readonly path: string
+  /** What the address is called: its option `title`, else the first sentence of `prompt`; none where it has neither. */
+  readonly title?: string | undefined
 }

@@ -9,6 +9,7 @@ import { prefers } from './negotiate.ts'
 import { headerNames, removeHeader } from './fastify-internals.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
+import { titleOf } from './metadata.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
 export interface Representation {
@@ -75,7 +76,7 @@ class Serialized implements Arrival {
 
 function htmlRepresentation (content: Content, settings: Settings, common: Record<string, string>,
   runtimes: readonly RuntimeVerdict[], links?: readonly Link[]): Representation {
-  const view = { path: settings.path, ...content }
+  const view = { path: settings.path, title: titleOf(settings.title, content.prompt), ...content }
   if (typeof settings.html === 'function') {
     const page = customPage(settings.html(view), settings.path)
     return representation(Buffer.from(page.body), {

@@ -1,6 +1,7 @@
 import type { FastifyContextConfig, FastifySchema } from 'fastify'
 import type { Settings } from './options.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
+import { titleOf } from './metadata.ts'
 
 /**
  * What @fastify/swagger shows of an address (docs/decisions.md, "OpenAPI"). The form is never
@@ -16,7 +17,9 @@ export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { sc
     return { schema: { hide: true } as FastifySchema, config: transform({ hide: true }, path) }
   }
   const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
-  const described = part === 'arrival' ? arrival(path) : act(path, settings.idempotency !== undefined)
+  // The title as at registration: @fastify/swagger builds its document once.
+  const title = titleOf(settings.title, settings.content.prompt)
+  const described = part === 'arrival' ? arrival(path, title) : act(path, title, settings.idempotency !== undefined)
   return { schema: undefined, config: transform({ ...tags, ...described }, path) }
 }
 
@@ -29,8 +32,8 @@ const transform = (schema: object, url: string): FastifyContextConfig => ({ swag
 // A response without a body (@fastify/swagger leaves out the content of `type: 'null'`).
 const bare = (description: string): object => ({ description, type: 'null' })
 
-const arrival = (path: string): object => ({
-  summary: 'The arrival: the prompt, the messages and the form',
+const arrival = (path: string, title: string | undefined): object => ({
+  summary: title === undefined ? 'The arrival: the prompt, the messages and the form' : `${title} (the arrival: its prompt, messages and form)`,
   description: `draft-ferguson-gpt-00 §3: GET ${path} needs no header. Its s is the form a POST to ${path} is validated against, ` +
     'as it is now: it may change, so it is read here and nowhere else.',
   response: {
@@ -49,8 +52,8 @@ const arrival = (path: string): object => ({
   }
 })
 
-const act = (path: string, idempotent: boolean): object => ({
-  summary: 'An act: a JSON value the form admits',
+const act = (path: string, title: string | undefined, idempotent: boolean): object => ({
+  summary: title ?? 'An act: a JSON value the form admits',
   description: `draft-ferguson-gpt-00 §5: the body is a JSON value valid against the s that GET ${path} returns at the ` +
     'moment of the act (not repeated here: it may change). Any other body gets the same bare 204.',
   body: { description: `Any JSON value that the s of GET ${path} admits` },

@@ -11,8 +11,9 @@ import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_DEPTH, MAX_DELAY } from '../defaults.ts
 import { FIELD_VALUE } from '../fields.ts'
 import { resolveLinks, type LinkOption } from '../links/option.ts'
 import { LinkSet } from '../links/set.ts'
+import { checkAnnotations, checkIcons, checkTitle, frozen, type Annotations, type Icon } from './metadata.ts'
 
-export type { AddressView, Content, HtmlPage, Message }
+export type { AddressView, Annotations, Content, HtmlPage, Icon, Message }
 export { DEFAULT_BODY_LIMIT }
 
 /** Called once per accepted act with exactly the value the actor sent (draft §5.1). */
@@ -101,6 +102,15 @@ interface CommonOptions<F> {
   messages?: readonly Message[]
   /** Value of the advisory `GPT-Type` response header (draft §3.2). */
   type?: string
+  /**
+   * What the address is called, in one line: its page's `<title>`, its MCP tool's `title`, its
+   * OpenAPI summary. Default: the first sentence of `prompt` (of each edition's).
+   */
+  title?: string
+  /** MCP's tool hints, as the author declares them; none is guessed (docs/mcp.md). Default: none. */
+  annotations?: Annotations
+  /** Icons an MCP client may show beside the tool (MCP 2025-11-25). Default: none. */
+  icons?: readonly Icon[]
   /** Largest act body in bytes. Default 65536 (64 KiB). */
   bodyLimit?: number
   /**
@@ -223,6 +233,10 @@ export interface Settings {
   /** The option's act. The core calls it as src/jobs/ wraps it (`CoreAct`, src/address/act.ts), with a context. */
   readonly act: Act
   readonly type: string | undefined
+  /** As declared: an edition's prompt gives the title where this is undefined (metadata.ts titleOf). */
+  readonly title: string | undefined
+  readonly annotations: Annotations | undefined
+  readonly icons: readonly Icon[] | undefined
   readonly bodyLimit: number
   readonly bodyTimeout: number
   readonly maxDepth: number
@@ -301,6 +315,9 @@ export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: Opti
   limits: { type: '`{ formBytes?, formDepth?, promptBytes?, messages?, messagesBytes? }`', shown: '`{ formBytes: 262144, formDepth: 256, promptBytes: 262144, messages: 1000, messagesBytes: 1048576 }`' },
   act: { type: '`(body, request, reply) => result`', shown: 'required', check: must((value) => typeof value === 'function', '"act" must be a function') },
   type: { type: 'string', shown: 'none', check: optional(must((value) => typeof value === 'string' && FIELD_VALUE.test(value), '"type" must be a non-empty header field value (visible ASCII)')) },
+  title: { type: 'string', shown: 'the first sentence of `prompt`', check: checkTitle },
+  annotations: { type: '`{ readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint? }`', shown: 'none', check: checkAnnotations },
+  icons: { type: '`{ src, mimeType?, sizes?, theme? }[]`', shown: 'none', check: checkIcons },
   bodyLimit: { type: 'positive integer (bytes)', shown: '`65536`', value: DEFAULT_BODY_LIMIT, check: must(isPositiveInteger, '"bodyLimit" must be a positive integer number of bytes') },
   bodyTimeout: { type: 'positive integer (ms)', shown: '`10000`', value: DEFAULT_BODY_TIMEOUT, check: delay('bodyTimeout') },
   maxDepth: { type: 'positive integer', shown: "`64`, or the form's own bound", value: DEFAULT_MAX_DEPTH, check: must(isPositiveInteger, '"maxDepth" must be a positive integer') },
@@ -344,6 +361,9 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     content,
     act: given['act'] as Act,
     type: given['type'] as string | undefined,
+    title: given['title'] as string | undefined,
+    annotations: frozen<Annotations>(given['annotations'], path, '/annotations'),
+    icons: frozen<readonly Icon[]>(given['icons'], path, '/icons'),
     bodyLimit: given['bodyLimit'] as number,
     bodyTimeout: given['bodyTimeout'] as number,
     maxDepth: given['maxDepth'] as number,

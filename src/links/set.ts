@@ -1,5 +1,5 @@
 import { GPT_ERR_LINK_UNRESOLVED } from '../errors.ts'
-import { describeAddress } from './describe.ts'
+import { firstSentence } from '../sentence.ts'
 import { linkHeader } from './header.ts'
 import type { Link, Target } from './option.ts'
 
@@ -90,6 +90,6 @@ export function findAll (targets: readonly Target[], host: Host, path: string): 
 
 /** One member of `l`: a local target's `p` from its prompt now, another host's as its author wrote it. */
 export function link (target: Target, prompt: string | undefined): Link {
-  const p = target.local ? (prompt === undefined ? undefined : describeAddress(prompt)) : target.p
+  const p = target.local ? (prompt === undefined ? undefined : firstSentence(prompt)) : target.p
   return Object.freeze({ href: target.href, ...(p === undefined ? {} : { p }), ...(target.rel === undefined ? {} : { rel: target.rel }) })
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
+import { firstSentence } from '../sentence.ts'
 import type { AddressView } from '../types.ts'
 import { escapeHtml } from './escape.ts'
 import { renderInputs } from './inputs.ts'
@@ -92,11 +93,10 @@ function shown (form: AddressView['form']): string {
   return JSON.stringify(form, null, indent <= MAX_INDENT_BYTES ? 2 : undefined)
 }
 
-/** The page's title: the prompt's first line, cut short, then the path. */
+/** The page's title: what the address is called (its title, else its prompt's first sentence), then the path. */
 function title (view: AddressView): string {
-  const line = view.prompt.trim().split('\n')[0] ?? ''
-  const short = line.length > 60 ? `${line.slice(0, 59).trimEnd()}…` : line
-  return short === '' ? `GPT address ${view.path}` : `${short} · ${view.path}`
+  const called = view.title ?? firstSentence(view.prompt)
+  return called === undefined ? `GPT address ${view.path}` : `${called} · ${view.path}`
 }
 
 function conversation (view: AddressView, live: Live | undefined): string {

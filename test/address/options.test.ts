@@ -36,7 +36,26 @@ describe('options are checked at registration, with named errors', () => {
     ['rateLimit.timeWindow a word', { form: {}, rateLimit: { timeWindow: 'a while' } }, /"rateLimit.timeWindow"/],
     ['rateLimit.timeWindow zero', { form: {}, rateLimit: { timeWindow: 0 } }, /"rateLimit.timeWindow"/],
     ['openapi a string', { form: {}, openapi: 'yes' }, /"openapi"/],
-    ['html a string', { form: {}, html: '<p>' }, /"html"/]
+    ['html a string', { form: {}, html: '<p>' }, /"html"/],
+    ['title empty', { form: {}, title: ' ' }, /"title" must be a string of one line/],
+    ['title of two lines', { form: {}, title: 'Notes\nand more' }, /"title"/],
+    ['title a number', { form: {}, title: 7 }, /"title"/],
+    ['annotations an array', { form: {}, annotations: [] }, /"annotations" must be an object/],
+    ['annotations with a title', { form: {}, annotations: { title: 'Notes' } }, /"annotations.title" is not one of MCP's hints.*the option "title"/],
+    ['annotations with a hint misspelt', { form: {}, annotations: { readonlyHint: true } }, /"annotations.readonlyHint" is not one of MCP's hints/],
+    ['annotations with a hint not a boolean', { form: {}, annotations: { readOnlyHint: 'yes' } }, /"annotations.readOnlyHint" must be a boolean/],
+    ['icons an object', { form: {}, icons: { src: 'https://a.example/i.png' } }, /"icons" must be an array/],
+    ['an icon a string', { form: {}, icons: ['https://a.example/i.png'] }, /\/icons\/0 must be an object/],
+    ['an icon over http', { form: {}, icons: [{ src: 'http://a.example/i.png' }] }, /\/icons\/0\/src must be an https: URL or a data: URI/],
+    ['an icon by a relative URL', { form: {}, icons: [{ src: '/i.png' }] }, /\/icons\/0\/src/],
+    ['an icon by javascript:', { form: {}, icons: [{ src: 'javascript:alert(1)' }] }, /\/icons\/0\/src/],
+    ['an icon as data: not base64', { form: {}, icons: [{ src: 'data:image/svg+xml,<svg/>' }] }, /\/icons\/0\/src/],
+    ['an icon without src', { form: {}, icons: [{ mimeType: 'image/png' }] }, /\/icons\/0\/src/],
+    ['an icon with another member', { form: {}, icons: [{ src: 'https://a.example/i.png', alt: 'x' }] }, /\/icons\/0\/alt is not a member of an icon/],
+    ['an icon with a bad mimeType', { form: {}, icons: [{ src: 'https://a.example/i.png', mimeType: 'png' }] }, /\/icons\/0\/mimeType/],
+    ['an icon with sizes a string', { form: {}, icons: [{ src: 'https://a.example/i.png', sizes: '48x48' }] }, /\/icons\/0\/sizes must be an array/],
+    ['an icon with a bad size', { form: {}, icons: [{ src: 'https://a.example/i.png' }, { src: 'https://a.example/j.png', sizes: ['any', '48 x 48'] }] }, /\/icons\/1\/sizes\/1 must be a size/],
+    ['an icon with a bad theme', { form: {}, icons: [{ src: 'https://a.example/i.png', theme: 'dim' }] }, /\/icons\/0\/theme/]
   ]
   for (const [name, options, detail] of invalid) {
     it(`refuses ${name}`, async () => {
@@ -66,6 +85,12 @@ describe('options are checked at registration, with named errors', () => {
       maxDepth: 8,
       rateLimit: { max: 5, timeWindow: '1 minute' },
       html: false,
+      title: 'Notes',
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      icons: [
+        { src: 'https://a.example/icon.png', mimeType: 'image/png', sizes: ['48x48', '96x96'], theme: 'light' },
+        { src: 'data:image/svg+xml;base64,PHN2Zy8+', sizes: ['any'] }
+      ],
       logLevel: 'warn'
     })
     assert.equal(error, undefined)

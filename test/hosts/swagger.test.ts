@@ -95,6 +95,19 @@ describe('one truth beside @fastify/swagger (draft §1, §7.3)', () => {
     }
   })
 
+  it('summarizes both routes by the address\'s title, else its prompt\'s first sentence, else in general words', async () => {
+    const summaries = async (options: Partial<GptOptions>): Promise<[unknown, unknown]> => {
+      const { app } = await described({ openapi: true, ...options })
+      const document = app.swagger() as { paths: Record<string, Record<'get' | 'post', { summary?: string }>> }
+      await SwaggerParser.validate(structuredClone(document) as never)
+      await app.close()
+      return [document.paths['/tree']!.get.summary, document.paths['/tree']!.post.summary]
+    }
+    assert.deepEqual(await summaries({ title: 'Grow a tree', prompt: 'Not this. Nor this.' }), ['Grow a tree (the arrival: its prompt, messages and form)', 'Grow a tree'])
+    assert.deepEqual(await summaries({ prompt: 'Plant a tree. Name it.' }), ['Plant a tree. (the arrival: its prompt, messages and form)', 'Plant a tree.'])
+    assert.deepEqual(await summaries({}), ['The arrival: the prompt, the messages and the form', 'An act: a JSON value the form admits'])
+  })
+
   it('refuses an openapi option that is neither a boolean nor { tags }', async () => {
     for (const openapi of ['yes', { tags: 'gpt' }, { tags: [], hide: true }, null]) {
       const error = await registrationError({ form: {}, openapi }) as Error & { code?: string }

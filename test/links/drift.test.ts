@@ -8,7 +8,7 @@ import { describe, it } from 'node:test'
 import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import gpt, { type GptAddress, type GptOptions } from '../../src/index.ts'
-import { describeAddress } from '../../src/links/describe.ts'
+import { firstSentence } from '../../src/sentence.ts'
 
 const forms = [
   { type: 'object', properties: { note: { type: 'string' } }, required: ['note'], additionalProperties: false },
@@ -75,7 +75,7 @@ describe('an address naming others never drifts from their prompts, however they
           else await served(app, s.html)
           // After every step, not only at the end: what l says is the targets' prompts now.
           const l = JSON.parse((await served(app, false)).body).l as { href: string, p?: string }[]
-          assert.deepEqual(l.map((entry) => entry.p), [1, 2, 3].map((i) => describeAddress(addresses[i]!.prompt)))
+          assert.deepEqual(l.map((entry) => entry.p), [1, 2, 3].map((i) => firstSentence(addresses[i]!.prompt)))
         }
         const fresh = await host(contents(addresses[0]!), addresses.slice(1).map(contents))
         try {

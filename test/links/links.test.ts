@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { Redis } from 'ioredis'
 import gpt, { withLinks, type GptAddress, type GptOptions, type LinkOption, type SharedGptAddress } from '../../src/index.ts'
-import { describeAddress, DESCRIBED } from '../../src/links/describe.ts'
+import { DESCRIBED, firstSentence } from '../../src/sentence.ts'
 import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 const form = { type: 'object', properties: { choice: { enum: ['a', 'b'] } }, required: ['choice'], additionalProperties: false } as const
@@ -290,19 +290,19 @@ describe('Composition: the form chooses among the addresses l names (docs/links.
 
 describe('Composition: what a link says of an address is read from its prompt', () => {
   it('is the first sentence of the first line, or the line, cut at a word past 200 characters', () => {
-    assert.equal(describeAddress('A public note board. Leave one short note.'), 'A public note board.')
-    assert.equal(describeAddress('\n  Vote once: tabs or spaces?\nMore.'), 'Vote once: tabs or spaces?')
-    assert.equal(describeAddress('Version 1.2 is out! Try it.'), 'Version 1.2 is out!')
-    assert.equal(describeAddress(''), undefined)
-    assert.equal(describeAddress(' \n\t\n'), undefined)
+    assert.equal(firstSentence('A public note board. Leave one short note.'), 'A public note board.')
+    assert.equal(firstSentence('\n  Vote once: tabs or spaces?\nMore.'), 'Vote once: tabs or spaces?')
+    assert.equal(firstSentence('Version 1.2 is out! Try it.'), 'Version 1.2 is out!')
+    assert.equal(firstSentence(''), undefined)
+    assert.equal(firstSentence(' \n\t\n'), undefined)
     const long = `${'word '.repeat(60)}end.`
-    const said = describeAddress(long)!
+    const said = firstSentence(long)!
     assert.ok(said.endsWith('…') && said.length <= DESCRIBED, said)
   })
 
   it('for any prompt: one line, at most 200 characters, taken from the prompt\'s first non-empty line', () => {
     fc.assert(fc.property(fc.string({ unit: fc.constantFrom('a', 'B', ' ', '.', '!', '?', '\n', 'é', '\t', 'x') }), (prompt) => {
-      const said = describeAddress(prompt)
+      const said = firstSentence(prompt)
       const line = prompt.split('\n').map((text) => text.trim()).find((text) => text !== '')
       if (line === undefined) return said === undefined
       assert.ok(said !== undefined)
@@ -323,7 +323,7 @@ describe('Composition: what a link says of an address is read from its prompt', 
       const l = body['l'] as { href: string, p?: string }[]
       assert.deepEqual(l.map((entry) => entry.href), prompts.map((_, i) => `/t${i}`))
       assert.deepEqual(link?.split(', ').map((field) => /^<([^>]*)>; rel="related"$/.exec(field)?.[1]), l.map((entry) => entry.href))
-      prompts.forEach((prompt, i) => assert.equal(l[i]?.p, describeAddress(prompt)))
+      prompts.forEach((prompt, i) => assert.equal(l[i]?.p, firstSentence(prompt)))
       await host.close()
     }), { numRuns: 25 })
   })

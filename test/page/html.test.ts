@@ -106,6 +106,13 @@ describe('the page (draft §3.3)', () => {
       [[' user', 'user', 'first question'], [' assistant', 'assistant', 'first answer'], ['', 'critic', 'a remark']])
   })
 
+  it('titles the page by the address\'s title, else by its prompt\'s first sentence, else by its path', async () => {
+    assert.match((await page({ form: nested, prompt: 'Plan a project. Keep it short.', title: 'Planner <beta>' })).body, /<title>Planner &lt;beta&gt; · \/<\/title>/)
+    assert.match((await page({ form: nested, prompt: '\n  Plan a project! Keep it short.' })).body, /<title>Plan a project! · \/<\/title>/)
+    assert.match((await page({ form: nested })).body, /<title>GPT address \/<\/title>/)
+    assert.match(renderPage({ path: '/x', title: 'Declared', prompt: 'Not this.', messages: [], form: {} }).html, /<title>Declared · \/x<\/title>/)
+  })
+
   it('leaves out the conversation when m is empty, and says when p is', async () => {
     const { body } = await page({ form: nested })
     assert.doesNotMatch(body, /class="messages"/)

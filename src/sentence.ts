@@ -1,5 +1,6 @@
-// What a link says of an address on the same host: read from the address's own prompt, so that it
-// cannot drift from it (draft §7.3: a description nothing checks invites reliance).
+// What an address is called, read from its own prompt so that it cannot drift from it (draft §7.3:
+// a description nothing checks invites reliance): what a link says of it, and its title where the
+// address declares none (the page's <title>, its MCP tool's title, its OpenAPI summary).
 
 /** Most characters of a derived description: an actor weighing links reads one line of each. */
 export const DESCRIBED = 200
@@ -11,7 +12,7 @@ const SENTENCE = /^(.*?[.!?])(?:\s|$)/
  * The prompt's first sentence (of its first non-empty line), cut at a word past 200 characters with
  * an ellipsis; undefined for an empty prompt (the address gives no introduction).
  */
-export function describeAddress (prompt: string): string | undefined {
+export function firstSentence (prompt: string): string | undefined {
   const line = prompt.split('\n').map((text) => text.trim()).find((text) => text !== '')
   if (line === undefined) return undefined
   const sentence = SENTENCE.exec(line)?.[1] ?? line
