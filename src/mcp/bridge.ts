@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Edition } from '../address/address.ts'
 import { hostedOn, type Hosted } from './registry.ts'
+import { PROTOCOL_VERSIONS, shapesOf } from './revision.ts'
 import type { Listeners } from './stream.ts'
 import { buildTool, checkNames, type Tool } from './tools.ts'
 
@@ -85,7 +86,7 @@ export class Bridge {
   tool (entry: Entry, edition = entry.hosted.address.current): Tool {
     let tool = this.#tools.get(edition)
     if (tool === undefined) {
-      tool = buildTool(edition, entry.name, entry.path)
+      tool = buildTool(edition, entry.name, entry.hosted)
       this.#tools.set(edition, tool)
     }
     return tool
@@ -93,9 +94,11 @@ export class Bridge {
 
   /** After each edition served (an update here, or one another instance stored): list_changed when the tool changed. */
   #watch (entry: Entry): void {
-    let listed = this.tool(entry).json
+    // The newest revision's JSON holds every member any revision lists.
+    const newest = shapesOf(PROTOCOL_VERSIONS[0])
+    let listed = this.tool(entry).json(newest)
     entry.hosted.address.watch(() => {
-      const json = this.tool(entry).json
+      const json = this.tool(entry).json(newest)
       if (json === listed) return
       listed = json
       this.#options.listeners.notify('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')

@@ -12,6 +12,7 @@ import { Refused } from '../address/pipeline.ts'
 import { handleBody } from '../jobs/run.ts'
 import { route, urlOf, type Routed } from './enter.ts'
 import type { Hosted } from './registry.ts'
+import type { Shapes } from './revision.ts'
 import { spanAt } from './span.ts'
 import type { Tool } from './tools.ts'
 
@@ -57,6 +58,8 @@ export interface Call {
   readonly origin: string
   /** The call's Idempotency-Key: `_meta["fastify-gpt/idempotency-key"]`, else the request's header field. */
   readonly idempotencyKey: string | string[] | undefined
+  /** What the request's revision has: a result holds only its shapes. */
+  readonly shapes: Shapes
 }
 
 export async function callTool (host: FastifyInstance, call: Call, request: FastifyRequest): Promise<Answer> {
@@ -80,7 +83,7 @@ export async function callTool (host: FastifyInstance, call: Call, request: Fast
   }
   if (routed === undefined) return { status: 503, retryAfter: 1 } // the host is closing
   if (!answered) return { host: routed }
-  return answerOf(routed, hosted, call.origin)
+  return answerOf(routed, call)
 }
 
 /** Why the arguments are not where the tool puts a body, if they are not. */
@@ -120,11 +123,11 @@ const header = (headers: OutgoingHttpHeaders, name: string): string | undefined 
  * link to the job), its refusals as results, and what says "later" as an HTTP answer. The
  * statuses are the address's own (docs/mcp.md has the table).
  */
-function answerOf (routed: Routed, hosted: Hosted, origin: string): Answer {
+function answerOf (routed: Routed, call: Call): Answer {
   const { status, headers } = routed
   const retryAfter = Number(header(headers, 'retry-after') ?? Number.NaN)
   switch (status) {
-    case 200: return { result: resultOf(routed, hosted, origin) }
+    case 200: return { result: resultOf(routed, call) }
     case 204: return { result: REFUSAL }
     case 400: return { result: MALFORMED } // the Idempotency-Key's
     case 412: return { result: STALE }
@@ -141,14 +144,18 @@ function answerOf (routed: Routed, hosted: Hosted, origin: string): Answer {
 
 const PROBLEM = 'application/problem+json'
 
-/** The act's 200 as a tool's result: its JSON as text always, and as structuredContent when it is an object. */
-function resultOf (routed: Routed, hosted: Hosted, origin: string): string {
+/**
+ * The act's 200 as a tool's result: its JSON as text always, and, from 2025-06-18, as
+ * structuredContent when it is an object.
+ */
+function resultOf (routed: Routed, call: Call): string {
+  const { hosted, origin, shapes } = call
   const job = jobOf(header(routed.headers, 'link'), hosted)
   // A URI, as the resource_link's must be: an address's path may hold a space or a letter past ASCII.
-  if (job !== undefined) return jobResult(handleBody(origin + urlOf(job)))
+  if (job !== undefined) return jobResult(handleBody(origin + urlOf(job)), shapes)
   const payload = routed.body.toString('utf8')
   const text = `{"content":[{"type":"text","text":${JSON.stringify(payload)}}]`
-  return payload.charCodeAt(0) === 0x7b && isJson(payload) ? `${text},"structuredContent":${payload}}` : `${text}}`
+  return shapes.structured && payload.charCodeAt(0) === 0x7b && isJson(payload) ? `${text},"structuredContent":${payload}}` : `${text}}`
 }
 
 /** The job a handle's `Link: <href>; rel="monitor"` names, where it is one of this address's. */
@@ -170,9 +177,10 @@ function isJson (text: string): boolean {
   }
 }
 
-/** A job's handle: a resource_link to the job address, and the handle's JSON as text and structured. */
-function jobResult (handle: ReturnType<typeof handleBody>): string {
+/** A job's handle: its JSON as text; from 2025-06-18, a resource_link to the job address before it, and the JSON structured. */
+function jobResult (handle: ReturnType<typeof handleBody>, shapes: Shapes): string {
   const json = JSON.stringify(handle)
+  if (!shapes.structured) return `{"content":[{"type":"text","text":${JSON.stringify(json)}}]}`
   const link = { type: 'resource_link', uri: handle.href, name: 'job', mimeType: 'application/json', description: handle.p }
   return `{"content":[${JSON.stringify(link)},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`
 }

@@ -13,7 +13,9 @@ import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
 import { callTool } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
-import { actorOf, answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, originOf, PARSE_ERROR, PROTOCOL_VERSIONS, sendAnswer } from './rpc.ts'
+import { answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, originOf, PARSE_ERROR, sendAnswer } from './rpc.ts'
+import { PROTOCOL_VERSIONS } from './revision.ts'
+import { actorOf, revisionOf } from './session.ts'
 import { Listeners } from './stream.ts'
 import { toolName } from './tools.ts'
 
@@ -178,7 +180,8 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
       actor: actorOf(request),
       progress: undefined,
       origin: originOf(request),
-      idempotencyKey: undefined
+      idempotencyKey: undefined,
+      shapes: revisionOf(request)
     }, request)
     const json = sendAnswer(loose.id, answered, reply)
     return json === undefined ? reply : reply.send(json)
@@ -239,5 +242,5 @@ const JSON_ONLY = Symbol('json only')
 
 export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })
 export default mcp
-export { PROTOCOL_VERSIONS } from './rpc.ts'
+export { PROTOCOL_VERSIONS } from './revision.ts'
 export { REFUSAL } from './call.ts'

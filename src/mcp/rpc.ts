@@ -1,17 +1,15 @@
 // The JSON-RPC side of the bridge: one request's method, as MCP defines it, answered from the
 // addresses of the host (docs/mcp.md). Everything here is a function of the request and the
 // editions being served: no session is kept, so any instance answers any request.
-import { randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
 import { callTool, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { route, urlOf, type Routed } from './enter.ts'
+import { PROTOCOL_VERSIONS } from './revision.ts'
+import { actorOf, newSession, revisionOf } from './session.ts'
 import { CallStream, event, openStream } from './stream.ts'
-
-/** The protocol revisions the bridge speaks, newest first (MCP "Lifecycle", version negotiation). */
-export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
 
 export type Id = string | number
 
@@ -46,7 +44,10 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
   switch (method) {
     case 'initialize': return resultOf(id, initialize(bridge, exchange.reply, params))
     case 'ping': return resultOf(id, '{}')
-    case 'tools/list': return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json).join(',')}]}`)
+    case 'tools/list': {
+      const shapes = revisionOf(exchange.request)
+      return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json(shapes)).join(',')}]}`)
+    }
     case 'tools/call': return await call(bridge, exchange, id, params)
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
@@ -57,52 +58,19 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
 
 /**
  * initialize: the revision asked for if spoken here, else the newest. No session is kept: the
- * Mcp-Session-Id carries the client's name and version (what GPT-Actor records, draft §6), so
- * any instance reads them from any later request.
+ * Mcp-Session-Id carries the client's name and version and the revision (src/mcp/session.ts).
  */
 function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): string {
   const asked = params['protocolVersion']
-  const protocolVersion = typeof asked === 'string' && PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0]
+  const protocolVersion = typeof asked === 'string' && PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0] as string
   const client = params['clientInfo']
-  reply.header('mcp-session-id', sessionOf(isObject(client) ? client : undefined))
+  reply.header('mcp-session-id', newSession(isObject(client) ? client : undefined, protocolVersion))
   return JSON.stringify({
     protocolVersion,
     capabilities: { tools: { listChanged: true }, resources: {} },
     serverInfo: bridge.serverInfo,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })
-}
-
-/** Longest name or version of a client kept for its GPT-Actor. */
-const INFO = 64
-/**
- * Longest info a session id can carry: both parts as JSON, each of their UTF-16 units 6 bytes at
- * most (a control character or a lone surrogate is written `\u0001`), in base64url: a tighter
- * bound would lose the actor of a client whose name is not ASCII.
- */
-const SESSION_INFO = Math.ceil((2 * INFO * 6 + 7) * 4 / 3)
-
-function sessionOf (client: JsonObject | undefined): string {
-  const part = (value: unknown): string => typeof value === 'string' ? value.slice(0, INFO) : ''
-  const info = client === undefined ? '' : Buffer.from(JSON.stringify([part(client['name']), part(client['version'])])).toString('base64url')
-  return `${randomUUID()}.${info}`
-}
-
-/** The actor a request names: its GPT-Actor header, else its session's client as `name/version`. */
-export function actorOf (request: FastifyRequest): string | undefined {
-  const header = request.headers['gpt-actor']
-  if (typeof header === 'string') return header
-  const session = request.headers['mcp-session-id']
-  if (typeof session !== 'string') return undefined
-  const info = session.slice(session.indexOf('.') + 1)
-  if (info === '' || info.length > SESSION_INFO) return undefined
-  try {
-    const [name, version] = JSON.parse(Buffer.from(info, 'base64url').toString('utf8')) as unknown[]
-    if (typeof name !== 'string' || typeof version !== 'string' || name === '') return undefined
-    return version === '' ? name : `${name}/${version}`
-  } catch {
-    return undefined
-  }
 }
 
 /** Where this request reached the host, as the client wrote it (behind a proxy, with trustProxy). */
@@ -149,7 +117,8 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     progress,
     origin: originOf(request),
     // A `_meta` key that is no string is a malformed key (its empty field), never a fall back to the header.
-    idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : ''
+    idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : '',
+    shapes: revisionOf(request)
   }, request)
   return sendAnswer(id, answered, reply, stream)
 }

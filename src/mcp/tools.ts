@@ -1,9 +1,13 @@
 // An address as an MCP tool and resource (docs/mcp.md): its name from its path, its description
-// from p (and m), its inputSchema the form itself. Built once per edition and kept with it.
+// from p (and m), its inputSchema the form itself, its title, annotations and icons as the address
+// declares them, each where the request's revision has it. Built once per edition and kept with it.
 import type { Edition } from '../address/address.ts'
+import { titleOf } from '../address/metadata.ts'
 import { GPT_ERR_MCP_TOOL_NAME } from '../errors.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 import { APPLICATORS } from '../json/applicators.ts'
+import type { Hosted } from './registry.ts'
+import type { Shapes } from './revision.ts'
 
 /** MCP's tool name rules (2025-11-25, "Tool names"): 1 to 128 of these characters. */
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -25,28 +29,47 @@ export function checkNames (named: ReadonlyArray<{ readonly path: string, readon
   }
 }
 
-/** One address's tool, as tools/list sends it, and how a call's arguments hold its body. */
+/** One address's tool, as tools/list sends it under each revision, and how a call's arguments hold its body. */
 export interface Tool {
-  /** The tool's JSON in tools/list. */
-  readonly json: string
+  /** The tool's JSON in tools/list, as `shapes`' revision has it. */
+  json (shapes: Shapes): string
   /** Whether the form was wrapped: the body is the arguments' `value`. */
   readonly wrapped: boolean
 }
 
 /**
- * The tool of `edition` (draft §3.2's p, m and s). MCP requires an object form (`inputSchema.type`
- * "object"): any other is wrapped as the one member `value` of one, its `$ref`s moved with it.
+ * The tool of `edition` (draft §3.2's p, m and s, and what the address declares of itself:
+ * title, annotations, icons). MCP requires an object form (`inputSchema.type` "object"): any
+ * other is wrapped as the one member `value` of one, its `$ref`s moved with it. Each revision's
+ * JSON is made once, when first listed.
  */
-export function buildTool (edition: Edition, name: string, path: string): Tool {
+export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool {
   const { form, prompt, messages } = edition.content
+  const { settings } = hosted
   const wrapped = form['type'] !== 'object'
-  const tool = {
-    name,
-    description: describe(prompt, messages),
-    inputSchema: wrapped ? wrap(form) : form,
-    _meta: { 'fastify-gpt/address': path, 'fastify-gpt/etag': edition.arrival.json.etag }
+  const title = titleOf(settings.title, prompt)
+  const idempotent = settings.guard !== undefined
+  const meta = { 'fastify-gpt/address': hosted.path, 'fastify-gpt/etag': edition.arrival.json.etag, ...(idempotent ? { 'fastify-gpt/idempotency': true } : {}) }
+  const made = new Map<Shapes, string>()
+  const json = (shapes: Shapes): string => {
+    let text = made.get(shapes)
+    if (text === undefined) {
+      // 2025-03-26 has the title only as annotations.title; later ones as the tool's own.
+      const annotations = { ...(shapes.title || title === undefined ? {} : { title }), ...settings.annotations }
+      text = JSON.stringify({
+        name,
+        ...(shapes.title && title !== undefined ? { title } : {}),
+        description: describe(prompt, messages),
+        inputSchema: wrapped ? wrap(form) : form,
+        ...(shapes.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
+        ...(shapes.icons && settings.icons !== undefined ? { icons: settings.icons } : {}),
+        _meta: meta
+      })
+      made.set(shapes, text)
+    }
+    return text
   }
-  return { json: JSON.stringify(tool), wrapped }
+  return { json, wrapped }
 }
 
 /** p, then m as JSON when there is any: an MCP client shows a model the description, and nothing else of the tool. */

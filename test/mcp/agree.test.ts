@@ -359,7 +359,7 @@ before(async () => {
 after(() => app.close())
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
 const REFUSED = `{"jsonrpc":"2.0","id":1,"result":${REFUSAL}}`
 
 /** A tools/call with `args` spliced in as the bytes they are. */

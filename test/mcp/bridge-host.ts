@@ -67,10 +67,13 @@ export interface RawOptions {
   readonly body?: string | Buffer
 }
 
-/** One HTTP request over a fresh connection, with exactly these fields (node:http lets Host and Origin be anything). */
+/**
+ * One HTTP request over a fresh connection, with exactly these fields (node:http lets Host and
+ * Origin be anything); by default those the SDK's client sends after `initialize` of the newest revision.
+ */
 export function raw (port: number, options: RawOptions = {}): Promise<Raw> {
   const { method = 'POST', path = '/mcp', body } = options
-  const given = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...options.headers }
+  const given = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25', ...options.headers }
   const headers = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)) as Record<string, string>
   return new Promise((resolve, reject) => {
     const request = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: false }, (response) => {

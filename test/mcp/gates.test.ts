@@ -125,7 +125,7 @@ async function build (layout: Layout): Promise<Built> {
 }
 
 const rpc = (body: unknown, headers: Record<string, string> = {}): InjectOptions => ({
-  method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body)
+  method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25', ...headers }, payload: JSON.stringify(body)
 })
 const callOf = (headers?: Record<string, string>): InjectOptions => rpc({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'admin', arguments: { note: 'hi' } } }, headers)
 
