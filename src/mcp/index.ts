@@ -13,9 +13,11 @@ import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
 import { callTool } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
-import { answer, errorOf, INVALID_REQUEST, isId, JSON_TYPE, originOf, PARSE_ERROR, sendAnswer } from './rpc.ts'
+import { accepted, answerBatch } from './batch.ts'
+import { answer, deliver, errorOf, INVALID_REQUEST, isId, JSON_TYPE, messageOf, originOf, PARSE_ERROR, responseOf } from './rpc.ts'
 import { PROTOCOL_VERSIONS } from './revision.ts'
 import { actorOf, revisionOf } from './session.ts'
+import { startsArray } from './span.ts'
 import { Listeners } from './stream.ts'
 import { toolName } from './tools.ts'
 
@@ -159,7 +161,8 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
     return reply.code(bytes instanceof Refused && bytes.stage === 'size' ? 413 : 400).send(errorOf(null, INVALID_REQUEST, 'The request was not received whole'))
   }
   let message: unknown
-  let depth = bridge.maxDepth
+  // A batch's messages are one level deeper than a request's.
+  let depth = bridge.maxDepth + (startsArray(bytes) ? 1 : 0)
   try {
     message = parseRequest(bytes, depth, true)
     if (message === DEEPER) message = parseRequest(bytes, ++depth, false)
@@ -183,24 +186,13 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
       idempotencyKey: undefined,
       shapes: revisionOf(request)
     }, request)
-    const json = sendAnswer(loose.id, answered, reply)
-    return json === undefined ? reply : reply.send(json)
+    return deliver(reply, responseOf(loose.id, answered))
   }
-  if (!isObject(message)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, Array.isArray(message) ? 'Batches are not accepted' : 'Not a JSON-RPC message'))
-  const { id, method, params } = message
-  if (message['jsonrpc'] !== '2.0') return reply.code(400).send(errorOf(isId(id) ? id : null, INVALID_REQUEST, 'Not a JSON-RPC 2.0 message'))
-  // A notification, or a response to a request of ours (none is ever sent): accepted, nothing to
-  // answer, and no body (so no Content-Type). A request whose method is not a string is neither.
-  const response = id !== undefined && method === undefined && ('result' in message || 'error' in message)
-  if (id !== undefined && typeof method !== 'string' && !response) return reply.code(400).send(errorOf(isId(id) ? id : null, INVALID_REQUEST, 'The method must be a string'))
-  if (typeof method !== 'string' || id === undefined) {
-    reply.removeHeader('content-type')
-    return reply.code(202).send()
-  }
-  if (!isId(id)) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'The id must be a string or an integer'))
-  if (params !== undefined && !isObject(params)) return reply.send(errorOf(id, -32602, 'params must be an object'))
-  const json = await answer(bridge, { request, reply, bytes, depth }, id, method, params ?? {})
-  return json === undefined ? reply : reply.send(json)
+  if (Array.isArray(message)) return await answerBatch(bridge, request, reply, bytes, message)
+  const read = messageOf(message)
+  if (read.kind === 'invalid') return reply.code(read.status).send(read.error)
+  if (read.kind === 'taken') return accepted(reply)
+  return deliver(reply, await answer(bridge, { request, reply, bytes, batched: false }, read.id, read.method, read.params))
 }
 
 const DEEPER = Symbol('deeper')

@@ -34,15 +34,64 @@ export const RESOURCE_NOT_FOUND = -32002
 export interface Exchange {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
+  /** The message's own bytes: the whole request's, or its item's in a batch. */
   readonly bytes: Buffer
-  /** The depth the strict parser allowed the request. */
-  readonly depth: number
+  /** Whether the message is one of a batch: answered in its array, never on a stream of its own. */
+  readonly batched: boolean
 }
 
-/** The answer to one JSON-RPC request: the response's JSON, or undefined once `reply` is answered otherwise. */
-export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method: string, params: JsonObject): Promise<string | undefined> {
+/** An answer outside JSON-RPC: an HTTP status that says "later" (with its JSON-RPC error), or a host hook's own answer. */
+export type Outside =
+  | { readonly status: 409 | 429 | 503, readonly retryAfter: number, readonly json: string }
+  | { readonly host: Routed }
+
+/** What one request comes to: its response's JSON, an answer outside the protocol, or undefined once a call's own stream holds it. */
+export type Response = string | Outside | undefined
+
+/** A JSON-RPC message as read: a request to answer, one taken without an answer (a notification, a response), or invalid. */
+export type Message =
+  | { readonly kind: 'request', readonly id: Id, readonly method: string, readonly params: JsonObject }
+  | { readonly kind: 'taken' }
+  | { readonly kind: 'invalid', readonly error: string, readonly status: 200 | 400 }
+
+const TAKEN: Message = Object.freeze({ kind: 'taken' })
+const invalid = (id: unknown, message: string): Message => ({ kind: 'invalid', error: errorOf(isId(id) ? id : null, INVALID_REQUEST, message), status: 400 })
+
+/**
+ * One message read as JSON-RPC 2.0 and MCP have it. A notification, or a response to a request
+ * of ours (none is ever sent), is taken with nothing to answer; a request whose method is not a
+ * string is neither.
+ */
+export function messageOf (message: unknown): Message {
+  if (!isObject(message)) return invalid(null, 'Not a JSON-RPC message')
+  const { id, method, params } = message
+  if (message['jsonrpc'] !== '2.0') return invalid(id, 'Not a JSON-RPC 2.0 message')
+  const response = id !== undefined && method === undefined && ('result' in message || 'error' in message)
+  if (id !== undefined && typeof method !== 'string' && !response) return invalid(id, 'The method must be a string')
+  if (typeof method !== 'string' || id === undefined) return TAKEN
+  if (!isId(id)) return invalid(null, 'The id must be a string or an integer')
+  if (params !== undefined && !isObject(params)) return { kind: 'invalid', error: errorOf(id, INVALID_PARAMS, 'params must be an object'), status: 200 }
+  return { kind: 'request', id, method, params: params ?? {} }
+}
+
+/**
+ * Methods of MCP's the bridge does not offer, and why: none is in its capabilities, and each is
+ * -32601 saying so (docs/mcp.md lists them, and a test holds the list to this table).
+ */
+export const NOT_OFFERED: ReadonlyMap<string, string> = new Map([
+  ['logging/setLevel', 'the bridge sends no log messages; an address logs to its host\'s logger'],
+  ['completion/complete', 'a form\'s enum and const already name every value a member may take'],
+  ['prompts/list', 'an address\'s p and m are its tool\'s description'],
+  ['prompts/get', 'an address\'s p and m are its tool\'s description'],
+  ['resources/subscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again'],
+  ['resources/unsubscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again']
+])
+
+/** The answer to one JSON-RPC request. */
+export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method: string, params: JsonObject): Promise<Response> {
   switch (method) {
-    case 'initialize': return resultOf(id, initialize(bridge, exchange.reply, params))
+    // 2025-03-26, "Lifecycle": initialize MUST NOT be part of a batch.
+    case 'initialize': return exchange.batched ? errorOf(id, INVALID_REQUEST, 'initialize is not taken in a batch') : resultOf(id, initialize(bridge, exchange.reply, params))
     case 'ping': return resultOf(id, '{}')
     case 'tools/list': {
       const shapes = revisionOf(exchange.request)
@@ -52,7 +101,10 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
     case 'resources/read': return await read(bridge, exchange, id, params)
-    default: return errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}`)
+    default: {
+      const why = NOT_OFFERED.get(method)
+      return errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}${why === undefined ? '' : ` (not offered: ${why})`}`)
+    }
   }
 }
 
@@ -86,7 +138,7 @@ const BUSY = {
 /** The longest progress message sent, as a job's (src/jobs/job.ts). */
 const MESSAGE = 4096
 
-async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<string | undefined> {
+async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
   const { request, reply } = exchange
   const name = params['name']
   const entry = typeof name === 'string' ? bridge.named(name) : undefined
@@ -98,7 +150,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   // Progress goes on the call's own stream, opened with the first value (a quick act answers in JSON).
   let stream: CallStream | undefined
   let count = 0
-  const streams = isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
+  const streams = !exchange.batched && isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
   const progress = !streams
     ? undefined
     : (value: unknown): void => {
@@ -120,27 +172,40 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : '',
     shapes: revisionOf(request)
   }, request)
-  return sendAnswer(id, answered, reply, stream)
+  return responseOf(id, answered, stream)
 }
 
-/** A call's answer on the bridge's reply (or the stream its progress opened). */
-export function sendAnswer (id: Id, answered: Answer, reply: FastifyReply, stream?: CallStream): string | undefined {
-  if ('host' in answered) {
-    // A host's hook answered the POST (a 401 with WWW-Authenticate, a 403): the call gets that
-    // answer. Never after progress: the act runs after every hook.
-    hostAnswer(reply, answered.host)
-    return undefined
-  }
+/**
+ * A call's answer as a response; on the stream its progress opened, it ends that stream. A host's
+ * hook's answer to the POST (a 401 with WWW-Authenticate, a 403) is the call's: never after
+ * progress, since the act runs after every hook.
+ */
+export function responseOf (id: Id, answered: Answer, stream?: CallStream): Response {
+  if ('host' in answered) return answered
   const json = 'result' in answered ? resultOf(id, answered.result) : errorOf(id, -32000, BUSY[answered.status])
   if (stream !== undefined) {
     stream.end(event(json))
     return undefined
   }
-  if ('status' in answered) {
-    reply.code(answered.status).header('retry-after', String(answered.retryAfter)).send(json)
-    return undefined
-  }
-  return json
+  return 'status' in answered ? { status: answered.status, retryAfter: answered.retryAfter, json } : json
+}
+
+/** A single request's response on the bridge's reply: its JSON, or the answer outside the protocol as it was made. */
+export function deliver (reply: FastifyReply, response: Response): FastifyReply {
+  if (response === undefined) return reply
+  if (typeof response === 'string') return reply.send(response)
+  if ('host' in response) return hostAnswer(reply, response.host)
+  return reply.code(response.status).header('retry-after', String(response.retryAfter)).send(response.json)
+}
+
+/**
+ * A response as one of a batch's: the array has no room for an answer outside the protocol, so a
+ * host's hook's is an error naming its status (sent alone, the call gets that answer itself).
+ */
+export function batchedResponse (id: Id, response: Response): string | undefined {
+  if (response === undefined || typeof response === 'string') return response // undefined: never, a batched call has no stream
+  if ('json' in response) return response.json
+  return errorOf(id, response.host.status < 400 ? -32603 : -32000, `The host answered the call with HTTP ${response.host.status}${response.host.status < 400 ? '' : ': send it alone to read that answer'}`)
 }
 
 /** Header fields of a host's answer that belong to its own message, not to what it says. */
@@ -151,16 +216,15 @@ const OWN_FIELDS = new Set(['content-length', 'transfer-encoding', 'connection',
  * refuses (4xx, 5xx: MCP's authorization reads a 401's WWW-Authenticate); any other is no
  * answer an MCP client can read, and is told as an error.
  */
-function hostAnswer (reply: FastifyReply, routed: Routed): void {
+function hostAnswer (reply: FastifyReply, routed: Routed): FastifyReply {
   if (routed.status < 400) {
-    reply.code(502).header('content-type', JSON_TYPE).send(errorOf(null, -32603, `The host answered the call with HTTP ${routed.status}`))
-    return
+    return reply.code(502).header('content-type', JSON_TYPE).send(errorOf(null, -32603, `The host answered the call with HTTP ${routed.status}`))
   }
   reply.code(routed.status)
   for (const [name, value] of Object.entries(routed.headers)) {
     if (value !== undefined && !OWN_FIELDS.has(name)) reply.header(name, value)
   }
-  reply.send(routed.body)
+  return reply.send(routed.body)
 }
 
 /**
@@ -180,9 +244,9 @@ async function visible (bridge: Bridge, request: FastifyRequest): Promise<Entry[
 }
 
 /** A list of what the request may see. */
-async function listed (bridge: Bridge, exchange: Exchange, id: Id, list: (entries: readonly Entry[]) => string): Promise<string | undefined> {
+async function listed (bridge: Bridge, exchange: Exchange, id: Id, list: (entries: readonly Entry[]) => string): Promise<Response> {
   const entries = await visible(bridge, exchange.request)
-  if (!Array.isArray(entries)) return sendAnswer(id, { status: 429, retryAfter: entries.retryAfter }, exchange.reply)
+  if (!Array.isArray(entries)) return responseOf(id, { status: 429, retryAfter: entries.retryAfter })
   return resultOf(id, list(entries))
 }
 
@@ -209,7 +273,7 @@ function templates (entries: readonly Entry[], origin: string): JsonObject[] {
  * by that GET, as this request would make it. By path: the URI's origin is where the client
  * reached the host, which a proxy may rename.
  */
-async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<string | undefined> {
+async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
   const uri = params['uri']
   let path: string | undefined
   try {
@@ -227,7 +291,6 @@ async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     case 429:
     case 503: return errorOf(id, -32000, 'The resource cannot be read now: read it again later')
     default:
-      hostAnswer(exchange.reply, routed)
-      return undefined
+      return { host: routed }
   }
 }

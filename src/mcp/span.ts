@@ -31,6 +31,22 @@ export function spanAt (bytes: Uint8Array, path: readonly string[]): readonly [n
   return [at, skipValue(bytes, at)]
 }
 
+/** Whether the JSON text in `bytes` is an array (a JSON-RPC batch). */
+export const startsArray = (bytes: Uint8Array): boolean => bytes[skipSpace(bytes, 0)] === 0x5b
+
+/** The [start, end) of each item of the array `bytes` holds, for bytes `parse` accepted. */
+export function itemSpans (bytes: Uint8Array): Array<readonly [number, number]> {
+  const spans: Array<readonly [number, number]> = []
+  let at = skipSpace(bytes, skipSpace(bytes, 0) + 1)
+  while (bytes[at] !== 0x5d) {
+    const end = skipValue(bytes, at)
+    spans.push([at, end])
+    at = skipSpace(bytes, end)
+    if (bytes[at] === 0x2c) at = skipSpace(bytes, at + 1)
+  }
+  return spans
+}
+
 function keyOf (bytes: Uint8Array, start: number, end: number): string {
   const raw = Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start)
   return raw.includes(BACKSLASH) ? JSON.parse(raw.toString('utf8')) as string : raw.toString('utf8', 1, raw.length - 1)

@@ -1,6 +1,7 @@
 // The bridge over HTTP (MCP Streamable HTTP, stateless): what each request shape gets, the GET
 // streams and what they hear, the DNS-rebinding check, the request's limits, and the options.
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { connect as netConnect } from 'node:net'
 import { after, before, describe, it } from 'node:test'
@@ -8,6 +9,7 @@ import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotoc
 import Fastify from 'fastify'
 import gpt, { type GptAddress } from '../../src/index.ts'
 import mcp, { PROTOCOL_VERSIONS, type McpOptions } from '../../src/mcp/index.ts'
+import { NOT_OFFERED } from '../../src/mcp/rpc.ts'
 import { bridged, callText, eventually, noteForm, raw, rpcText, type Bridged } from './bridge-host.ts'
 
 let host: Bridged
@@ -80,10 +82,10 @@ describe('what each request shape gets', () => {
     assert.equal((await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': '2024-11-05' } })).status, 200)
   })
 
-  it('a batch, or anything that is not one JSON-RPC 2.0 request object: 400', async () => {
+  it('a batch (2025-11-25 has none), or anything that is not one JSON-RPC 2.0 request object: 400', async () => {
     const cases: Array<[string, Record<string, unknown>]> = [
-      [`[${rpcText('ping')}]`, error(-32600, 'Batches are not accepted')],
-      ['[]', error(-32600, 'Batches are not accepted')],
+      [`[${rpcText('ping')}]`, error(-32600, 'Batches are not accepted: 2025-03-26 alone has them')],
+      ['[]', error(-32600, 'Batches are not accepted: 2025-03-26 alone has them')],
       ['1', error(-32600, 'Not a JSON-RPC message')],
       ['"ping"', error(-32600, 'Not a JSON-RPC message')],
       ['null', error(-32600, 'Not a JSON-RPC message')],
@@ -128,13 +130,25 @@ describe('what each request shape gets', () => {
   })
 
   it('an unknown method: -32601; an unknown tool: -32602', async () => {
-    assert.deepEqual(json((await raw(host.port, { body: rpcText('prompts/list') })).body), error(-32601, 'Method not found: prompts/list', 1))
+    assert.deepEqual(json((await raw(host.port, { body: rpcText('prompts/lists') })).body), error(-32601, 'Method not found: prompts/lists', 1))
     assert.deepEqual(json((await raw(host.port, { body: rpcText('m'.repeat(300)) })).body), error(-32601, `Method not found: ${'m'.repeat(100)}`, 1))
     assert.deepEqual(json((await raw(host.port, { body: callText('nope', '{}') })).body), error(-32602, 'Unknown tool: nope', 1))
     assert.deepEqual(json((await raw(host.port, { body: rpcText('tools/call', { arguments: {} }) })).body), error(-32602, 'Unknown tool: undefined', 1))
     assert.deepEqual(json((await raw(host.port, { body: rpcText('tools/call', { name: 'n'.repeat(300) }) })).body), error(-32602, `Unknown tool: ${'n'.repeat(128)}`, 1))
     const client = await host.connect()
     await assert.rejects(client.callTool({ name: 'nope', arguments: {} }), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32602)
+  })
+
+  it('a method of MCP\'s not offered: in no capability, -32601 saying why, each listed in docs/mcp.md', async () => {
+    const listed = readFileSync(new URL('../../docs/mcp.md', import.meta.url), 'utf8').split(/^## /m).find((part) => part.startsWith('Protocol revisions\n')) ?? ''
+    for (const [method, why] of NOT_OFFERED) {
+      assert.deepEqual(json((await raw(host.port, { body: rpcText(method, {}) })).body), error(-32601, `Method not found: ${method} (not offered: ${why})`, 1))
+      assert.ok(listed.includes(`\`${method}\``), `docs/mcp.md's "Protocol revisions" says ${method} is not offered`)
+    }
+    const client = await host.connect()
+    assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true }, resources: {} })
+    await assert.rejects(client.setLoggingLevel('info'), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32601)
+    await assert.rejects(client.complete({ ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: 'b' } }), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32601)
   })
 
   it('a body that is not JSON: 400 parse error; JSON a strict reading refuses: 400 invalid request, unless it is a call of a known tool (that is the one refusal, see call.test.ts)', async () => {
