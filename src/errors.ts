@@ -72,13 +72,17 @@ export const GPT_ERR_FORM_DECODER = createError<'GPT_ERR_FORM_DECODER', Named>(
 export const GPT_ERR_EDITION_REFUSED = createError<'GPT_ERR_EDITION_REFUSED', Named>(
   'GPT_ERR_EDITION_REFUSED', 'fastify-gpt address %s: the edition stored in Redis is refused here: %s')
 
-// The two below are not registration problems: they carry a failed act into Fastify's error path
+// The three below are not registration problems: they carry a failed act into Fastify's error path
 // (the host's onError hooks and error handler see them, `cause` holding what the act threw), while
 // the client still gets the bare 500 or 503 (docs/hosts.md).
 
 /** `act` threw or rejected, or its result could not be sent as JSON; `cause` is what it threw. */
 export const GPT_ERR_ACT_FAILED = createError<'GPT_ERR_ACT_FAILED', [...Named, options: { cause: Error | undefined }]>(
   'GPT_ERR_ACT_FAILED', 'fastify-gpt address %s: the act failed: %s', 500)
+
+/** `act`'s result is not one the `result` form admits: it is never sent (the act fails closed). */
+export const GPT_ERR_RESULT_INVALID = createError<'GPT_ERR_RESULT_INVALID', Named>(
+  'GPT_ERR_RESULT_INVALID', 'fastify-gpt address %s: the act\'s result is not one its result form admits: %s', 500)
 
 /** `act` ran past `actTimeout`: its late result is dropped. */
 export const GPT_ERR_ACT_TIMEOUT = createError<'GPT_ERR_ACT_TIMEOUT', Named>(

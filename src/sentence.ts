@@ -21,3 +21,8 @@ export function firstSentence (prompt: string): string | undefined {
   const space = cut.lastIndexOf(' ')
   return `${(space > DESCRIBED / 2 ? cut.slice(0, space) : cut).trimEnd()}…`
 }
+
+/** What an address is called: its `title`, else its prompt's first sentence; undefined where it has neither. */
+export function titleOf (title: string | undefined, prompt: string): string | undefined {
+  return title ?? firstSentence(prompt)
+}

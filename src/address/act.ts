@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Address } from './address.ts'
 import { quiet } from './arrival.ts'
-import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID } from '../errors.ts'
+import { GPT_ERR_ACT_FAILED, GPT_ERR_ACT_TIMEOUT, GPT_ERR_FORM_INVALID, GPT_ERR_RESULT_INVALID } from '../errors.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
 import { LATE, outsideProtocol, Pipeline, readValue, Refused, refusedBody, told, type ActInput, type Outcome as Came, type Settled } from './pipeline.ts'
@@ -9,6 +9,8 @@ import { Deadlines, readBody } from './read.ts'
 import { headerNames, headersOf, removeHeader } from './fastify-internals.ts'
 import { UNKEPT, wasUnrun, type Answer, type Guard, type Ticket } from './guard.ts'
 import type { Door, Entry } from './door.ts'
+import type { ResultForm } from './result.ts'
+import { isHandOff } from './settle.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -143,7 +145,6 @@ type Answered = FastifyReply | Promise<FastifyReply>
 
 /** POST: the pipeline takes the parsed body (or its refusal); its outcome becomes the answer. */
 function actHandler (settings: Settings, address: Address, pipeline: Pipeline, { act, door }: ActParts, refuse: Refuse) {
-  const { actTimeout, path } = settings
   return function onAct (request: FastifyRequest, reply: FastifyReply): Answered {
     const input = inputOf(request, door.answers(request))
     // The headers before the act ran: a failed act's 500 carries these and nothing it set.
@@ -157,7 +158,7 @@ function actHandler (settings: Settings, address: Address, pipeline: Pipeline, {
     const answer = (outcome: Came): FastifyReply => {
       if (outcome.kind === 'refused') return refuse(request, reply, outcome.refused)
       if (outcome.kind === 'given') return sendAnswer(reply, outcome.given.answer)
-      return new Answering(request, reply, path, actTimeout, outcome.ticket, before).answer(outcome.settled)
+      return new Answering(request, reply, settings, outcome.ticket, before).answer(outcome.settled)
     }
     return came instanceof Promise ? came.then(answer) : answer(came)
   }
@@ -199,11 +200,14 @@ class Answering {
   readonly #headers: ReturnType<FastifyReply['getHeaders']>
 
   readonly #actTimeout: number | undefined
+  readonly #result: ResultForm | undefined
   /** A guard's, told the answer once it is made. */
   readonly #ticket: Ticket | undefined
 
-  constructor (request: FastifyRequest, reply: FastifyReply, path: string, actTimeout: number | undefined, ticket: Ticket | undefined, headers: ReturnType<FastifyReply['getHeaders']>) {
+  constructor (request: FastifyRequest, reply: FastifyReply, settings: Pick<Settings, 'path' | 'actTimeout' | 'result'>, ticket: Ticket | undefined, headers: ReturnType<FastifyReply['getHeaders']>) {
+    const { path, actTimeout, result } = settings
     this.#actTimeout = actTimeout
+    this.#result = result
     this.#ticket = ticket
     this.#request = request
     this.#reply = reply
@@ -226,9 +230,13 @@ class Answering {
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
+    const json = payload ?? 'null'
+    // Fails closed: a result the result form does not admit is never sent (a job's handle is no result).
+    const refused = this.#result === undefined || isHandOff(result) ? undefined : this.#result.refuses(json)
+    if (refused !== undefined) return this.#fail(500, new GPT_ERR_RESULT_INVALID(this.#path, refused))
     reply.code(200).header('content-type', JSON_TYPE)
-    this.#ticket?.done({ status: 200, headers: this.#set(), body: payload ?? 'null' })
-    return reply.send(payload ?? 'null')
+    this.#ticket?.done({ status: 200, headers: this.#set(), body: json })
+    return reply.send(json)
   }
 
   /** The header fields the act and its answer set: those the reply did not have before it ran. */
@@ -258,9 +266,7 @@ class Answering {
       this.#request.log.error({ err: errorOf(error) }, 'gpt: act failed')
       return this.#byItself()
     }
-    this.#ticket?.done(FAILED)
-    this.#failing(500)
-    throw new GPT_ERR_ACT_FAILED(this.#path, how, { cause: errorOf(error) })
+    return this.#fail(500, new GPT_ERR_ACT_FAILED(this.#path, how, { cause: errorOf(error) }))
   }
 
   /** An act past `actTimeout`: 503 by Fastify's error path; whatever it produces later is dropped. */
@@ -269,14 +275,14 @@ class Answering {
       this.#request.log.warn('gpt: act timed out')
       return this.#byItself()
     }
-    this.#ticket?.done(TIMED_OUT)
-    this.#failing(503)
-    throw new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`)
+    return this.#fail(503, new GPT_ERR_ACT_TIMEOUT(this.#path, `${actTimeout} ms`))
   }
 
-  /** Marks the act failed: its answer, whatever the error handler makes, is actSend's. */
-  #failing (status: 500 | 503): void {
+  /** Marks the act failed, its answer, whatever the error handler makes, actSend's; throws `error` for Fastify's error path. */
+  #fail (status: 500 | 503, error: Error): never {
+    this.#ticket?.done(status === 500 ? FAILED : TIMED_OUT)
     failures.set(this.#request, { status, headers: this.#headers })
+    throw error
   }
 }
 

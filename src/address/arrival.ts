@@ -9,7 +9,7 @@ import { prefers } from './negotiate.ts'
 import { headerNames, removeHeader } from './fastify-internals.ts'
 import { openapiRoute } from './openapi.ts'
 import type { Settings } from './options.ts'
-import { titleOf } from './metadata.ts'
+import { titleOf } from '../sentence.ts'
 
 /** One representation of the arrival as it goes on the wire: bytes, entity tag and headers. */
 export interface Representation {

@@ -1,7 +1,6 @@
 // What an address says of itself to a catalogue (an MCP client's list of tools, an OpenAPI
 // document), beside p, m and s: its title, its behaviour hints and its icons. Each is declared by
 // the address's author and checked here at registration, never guessed from the form or the act.
-import { firstSentence } from '../sentence.ts'
 import { freezeJson } from '../json/freeze.ts'
 
 type Invalid = (detail: string) => Error
@@ -34,11 +33,6 @@ export interface Icon {
 }
 
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']
-
-/** What an address is called: its `title`, else its prompt's first sentence; undefined where it has neither. */
-export function titleOf (title: string | undefined, prompt: string): string | undefined {
-  return title ?? firstSentence(prompt)
-}
 
 const isPlain = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value)

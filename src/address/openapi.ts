@@ -1,7 +1,7 @@
 import type { FastifyContextConfig, FastifySchema } from 'fastify'
 import type { Settings } from './options.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
-import { titleOf } from './metadata.ts'
+import { titleOf } from '../sentence.ts'
 
 /**
  * What @fastify/swagger shows of an address (docs/decisions.md, "OpenAPI"). The form is never
@@ -19,7 +19,7 @@ export function openapiRoute (settings: Settings, part: 'arrival' | 'act'): { sc
   const tags = openapi.tags.length === 0 ? {} : { tags: [...openapi.tags] }
   // The title as at registration: @fastify/swagger builds its document once.
   const title = titleOf(settings.title, settings.content.prompt)
-  const described = part === 'arrival' ? arrival(path, title) : act(path, title, settings.idempotency !== undefined)
+  const described = part === 'arrival' ? arrival(path, title) : act(path, title, settings.idempotency !== undefined, resultResponse(settings))
   return { schema: undefined, config: transform({ ...tags, ...described }, path) }
 }
 
@@ -52,20 +52,35 @@ const arrival = (path: string, title: string | undefined): object => ({
   }
 })
 
-const act = (path: string, title: string | undefined, idempotent: boolean): object => ({
+const act = (path: string, title: string | undefined, idempotent: boolean, result: object): object => ({
   summary: title ?? 'An act: a JSON value the form admits',
   description: `draft-ferguson-gpt-00 §5: the body is a JSON value valid against the s that GET ${path} returns at the ` +
     'moment of the act (not repeated here: it may change). Any other body gets the same bare 204.',
   body: { description: `Any JSON value that the s of GET ${path} admits` },
   ...(idempotent ? { headers: KEY_HEADER } : {}),
   response: {
-    200: { description: "The act's result, as JSON" },
+    200: result,
     204: bare('Refused: not a JSON value the form admits (always this bare answer, whatever the cause)'),
     ...(idempotent ? KEY_RESPONSES : {}),
     429: bare('Too many requests: come back after Retry-After'),
     500: bare('The act failed')
   }
 })
+
+/**
+ * The 200: the result form as its schema, where it has one, which cannot go stale (an option, not
+ * an edition's); unless it holds a `$ref`, which @fastify/swagger would part from its `$defs`:
+ * then its words alone, as without one. With `background`, a job's handle may come instead.
+ */
+function resultResponse (settings: Settings): object {
+  const result = settings.result?.schema
+  const background = settings.background !== undefined
+  const description = `The act's result, as JSON${background ? "; or, for an act that outlives background.after, a job's handle (its Link: rel=\"monitor\" names the job address)" : ''}`
+  if (result === undefined || JSON.stringify(result).includes('"$ref":')) return { description }
+  return { description, ...(background ? { anyOf: [result, HANDLE] } : result) }
+}
+
+const HANDLE = { type: 'object', description: "A job's handle: GET its href for the job's state, progress and result" }
 
 // With `idempotency`, the address honours Idempotency-Key (docs/idempotency.md): said here, the
 // one place a client reads of an address beside its arrival, whose members the draft fixes (§3).

@@ -12,6 +12,7 @@ import { FIELD_VALUE } from '../fields.ts'
 import { resolveLinks, type LinkOption } from '../links/option.ts'
 import { LinkSet } from '../links/set.ts'
 import { checkAnnotations, checkIcons, checkTitle, frozen, type Annotations, type Icon } from './metadata.ts'
+import { resolveResult, type ResultForm } from './result.ts'
 
 export type { AddressView, Annotations, Content, HtmlPage, Icon, Message }
 export { DEFAULT_BODY_LIMIT }
@@ -111,6 +112,13 @@ interface CommonOptions<F> {
   annotations?: Annotations
   /** Icons an MCP client may show beside the tool (MCP 2025-11-25). Default: none. */
   icons?: readonly Icon[]
+  /**
+   * A JSON Schema 2020-12 object of what `act` returns, checked as the form is at registration;
+   * each result is checked before it is sent, and one it does not admit is a bare 500
+   * (GPT_ERR_RESULT_INVALID), never sent. Published as the MCP tool's outputSchema and OpenAPI's
+   * 200. Default: none.
+   */
+  result?: object
   /** Largest act body in bytes. Default 65536 (64 KiB). */
   bodyLimit?: number
   /**
@@ -237,6 +245,8 @@ export interface Settings {
   readonly title: string | undefined
   readonly annotations: Annotations | undefined
   readonly icons: readonly Icon[] | undefined
+  /** The result form, compiled: every result checked against it before it is sent. */
+  readonly result: ResultForm | undefined
   readonly bodyLimit: number
   readonly bodyTimeout: number
   readonly maxDepth: number
@@ -318,6 +328,7 @@ export const OPTIONS: { readonly [Name in keyof Required<LocalGptOptions>]: Opti
   title: { type: 'string', shown: 'the first sentence of `prompt`', check: checkTitle },
   annotations: { type: '`{ readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint? }`', shown: 'none', check: checkAnnotations },
   icons: { type: '`{ src, mimeType?, sizes?, theme? }[]`', shown: 'none', check: checkIcons },
+  result: { type: 'JSON Schema 2020-12 object', shown: 'none' },
   bodyLimit: { type: 'positive integer (bytes)', shown: '`65536`', value: DEFAULT_BODY_LIMIT, check: must(isPositiveInteger, '"bodyLimit" must be a positive integer number of bytes') },
   bodyTimeout: { type: 'positive integer (ms)', shown: '`10000`', value: DEFAULT_BODY_TIMEOUT, check: delay('bodyTimeout') },
   maxDepth: { type: 'positive integer', shown: "`64`, or the form's own bound", value: DEFAULT_MAX_DEPTH, check: must(isPositiveInteger, '"maxDepth" must be a positive integer') },
@@ -364,6 +375,7 @@ export function resolveOptions (options: Record<string, unknown>, path: string):
     title: given['title'] as string | undefined,
     annotations: frozen<Annotations>(given['annotations'], path, '/annotations'),
     icons: frozen<readonly Icon[]>(given['icons'], path, '/icons'),
+    result: resolveResult(options['result'], path, limits),
     bodyLimit: given['bodyLimit'] as number,
     bodyTimeout: given['bodyTimeout'] as number,
     maxDepth: given['maxDepth'] as number,

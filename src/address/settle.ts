@@ -21,3 +21,14 @@ export function within<T> (settled: Promise<T>, ms: number): Promise<T | typeof 
   settled.then(done, done)
   return Promise.race([settled, late])
 }
+
+/** The values an act hands off with instead of a result (a job's handle): never judged by the result form. */
+const handOffs = new WeakSet<object>()
+
+/** Marks `value` as an act's hand-off, not its result. */
+export function handOff<T extends object> (value: T): T {
+  handOffs.add(value)
+  return value
+}
+
+export const isHandOff = (value: unknown): boolean => typeof value === 'object' && value !== null && handOffs.has(value)

@@ -4,17 +4,18 @@
 // service-doc, RFC 9727 Appendix A.1). Built whole when the host is ready, each address's part
 // again when its title changes; a GET only sends the bytes (docs/catalog.md).
 import { strongTag } from '../fields.ts'
-import { titleOf, type Titled } from './title.ts'
+import { titleOf } from '../sentence.ts'
 
 /** What the catalog reads of an address's record on its host (src/hosts.ts, entered by src/index.ts). */
 export interface Listed {
   readonly path: string
-  readonly address: Titled & {
+  readonly address: {
+    readonly prompt: string
     /** Calls `listener` after each edition the address serves. */
     watch (listener: () => void): void
   }
-  /** The address's settings: `html: false` serves no page, `openapi: false` keeps it out of the OpenAPI document. */
-  readonly settings: { readonly html: unknown, readonly openapi: unknown }
+  /** The address's settings: its declared `title`; `html: false` serves no page, `openapi: false` keeps it out of the OpenAPI document. */
+  readonly settings: { readonly title: string | undefined, readonly html: unknown, readonly openapi: unknown }
 }
 
 /** Where the catalog's links point, from its options. */
@@ -62,13 +63,14 @@ export class Linkset {
     entries.forEach((entry, at) => {
       const { address } = entry
       let prompt = address.prompt
-      let title = titleOf(address)
+      const declared = entry.settings.title
+      let title = titleOf(declared, address.prompt)
       address.watch(() => {
         // Only the prompt says anything here: an edition changing the messages or the form (an
         // append, most often) costs one comparison.
         if (address.prompt === prompt) return
         prompt = address.prompt
-        const now = titleOf(address)
+        const now = titleOf(declared, address.prompt)
         if (now === title) return
         title = now
         this.#items[at] = this.#item(entry)
@@ -84,14 +86,14 @@ export class Linkset {
 
   /** The address as an item of the catalog (RFC 9727 §3.1, RFC 6573). */
   #item (entry: Listed): string {
-    const title = titleOf(entry.address)
+    const title = titleOf(entry.settings.title, entry.address.prompt)
     return JSON.stringify({ href: this.#href(entry.path), ...(title === undefined ? {} : { title }) })
   }
 
   /** The address's own context object: its arrival describes it to machines, its page to people. */
   #anchor (entry: Listed): string {
     const href = this.#href(entry.path)
-    const title = titleOf(entry.address)
+    const title = titleOf(entry.settings.title, entry.address.prompt)
     const { openapi } = this.#where
     const described = [
       { href, type: 'application/json', ...(title === undefined ? {} : { title }) },

@@ -1,14 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { CoreAct } from '../address/act.ts'
 import type { Settings } from '../address/options.ts'
-import { isThenable, LATE, within } from '../address/settle.ts'
+import { handOff, isThenable, LATE, within } from '../address/settle.ts'
 import { markUnrun, ticketOf, UNKEPT } from '../address/guard.ts'
 import type { Door } from '../address/door.ts'
 import { noteOutcome } from '../diagnostics.ts'
+import { GPT_ERR_RESULT_INVALID } from '../errors.ts'
 import { LazyContext } from './context.ts'
 import { EarlyProgress } from './early.ts'
 import { drain, isProgressing } from './iterable.ts'
-import type { Job } from './job.ts'
+import { jobJson, type Job } from './job.ts'
 import { preferences } from './prefer.ts'
 import type { BackgroundSettings } from './settings.ts'
 import type { JobStore, Place } from './store.ts'
@@ -173,7 +174,7 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
       }
       settled.then((value) => {
         if (handedOff) {
-          job?.complete(value, store.clock.now())
+          complete(job, value, settings, store, request)
           return
         }
         answer() // answered within its request, as without background
@@ -191,6 +192,20 @@ export function actStarter (settings: Settings, background: BackgroundSettings, 
       if (waiting.wait === 0) queueMicrotask(handOff)
     })
   }
+}
+
+/**
+ * A job's result, judged by the result form as the act's answer would have been: one it does not
+ * admit fails the job (its reason to the log), and is never shown.
+ */
+function complete (job: Job | undefined, value: unknown, settings: Settings, store: JobStore, request: FastifyRequest): void {
+  const json = settings.result === undefined ? undefined : jobJson(value)
+  const refused = json === undefined ? undefined : settings.result?.refuses(json)
+  if (refused === undefined) {
+    job?.complete(value, store.clock.now())
+    return
+  }
+  if (job?.fail(store.clock.now()) === true) request.log.error({ err: new GPT_ERR_RESULT_INVALID(settings.path, refused) }, 'gpt: job failed')
 }
 
 /** The job an act becomes at its hand-off: its signal the act's, its early progress replayed. */
@@ -229,8 +244,23 @@ function failAt (job: Job, deadline: number, store: JobStore, request: FastifyRe
 function handle (href: string, reply: FastifyReply, async: boolean): Handle {
   reply.header('link', `<${href}>; rel="monitor"`).header('cache-control', 'no-store')
   if (async) reply.header('preference-applied', 'respond-async')
-  return handleBody(href)
+  return handOff(handleBody(href)) // the act's hand-off, not its result: the result form judges the job's
 }
+
+/** What a handle is, as a JSON Schema (an MCP tool's outputSchema names it beside the result form). */
+export const HANDLE_SCHEMA = Object.freeze({
+  type: 'object',
+  description: "A job's handle: the act goes on at the job address href",
+  properties: {
+    href: { type: 'string' },
+    p: { type: 'string' },
+    rel: { const: 'monitor' },
+    status: { const: 'working' },
+    events: { type: 'string' }
+  },
+  required: ['href', 'p', 'rel', 'status', 'events'],
+  additionalProperties: false
+})
 
 /** The handle's JSON: where the job is, and its events. */
 export function handleBody (href: string): Handle {

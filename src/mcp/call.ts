@@ -146,16 +146,18 @@ const PROBLEM = 'application/problem+json'
 
 /**
  * The act's 200 as a tool's result: its JSON as text always, and, from 2025-06-18, as
- * structuredContent when it is an object.
+ * structuredContent when it is an object, or as that object's `value` where the tool's
+ * outputSchema wraps a result form whose root is not one.
  */
 function resultOf (routed: Routed, call: Call): string {
-  const { hosted, origin, shapes } = call
+  const { hosted, origin, shapes, tool } = call
   const job = jobOf(header(routed.headers, 'link'), hosted)
   // A URI, as the resource_link's must be: an address's path may hold a space or a letter past ASCII.
   if (job !== undefined) return jobResult(handleBody(origin + urlOf(job)), shapes)
   const payload = routed.body.toString('utf8')
   const text = `{"content":[{"type":"text","text":${JSON.stringify(payload)}}]`
-  return shapes.structured && payload.charCodeAt(0) === 0x7b && isJson(payload) ? `${text},"structuredContent":${payload}}` : `${text}}`
+  const structured = !shapes.structured ? undefined : tool.output === 'wrapped' ? `{"value":${payload}}` : payload.charCodeAt(0) === 0x7b ? payload : undefined
+  return structured !== undefined && isJson(payload) ? `${text},"structuredContent":${structured}}` : `${text}}`
 }
 
 /** The job a handle's `Link: <href>; rel="monitor"` names, where it is one of this address's. */

@@ -2,10 +2,11 @@
 // from p (and m), its inputSchema the form itself, its title, annotations and icons as the address
 // declares them, each where the request's revision has it. Built once per edition and kept with it.
 import type { Edition } from '../address/address.ts'
-import { titleOf } from '../address/metadata.ts'
+import { titleOf } from '../sentence.ts'
 import { GPT_ERR_MCP_TOOL_NAME } from '../errors.ts'
 import { isObject, type Json, type JsonObject } from '../json/value.ts'
 import { APPLICATORS } from '../json/applicators.ts'
+import { HANDLE_SCHEMA } from '../jobs/run.ts'
 import type { Hosted } from './registry.ts'
 import type { Shapes } from './revision.ts'
 
@@ -35,6 +36,8 @@ export interface Tool {
   json (shapes: Shapes): string
   /** Whether the form was wrapped: the body is the arguments' `value`. */
   readonly wrapped: boolean
+  /** With a result form, how structuredContent holds a result: as it is (an object root), or as `value`. */
+  readonly output: 'none' | 'as is' | 'wrapped'
 }
 
 /**
@@ -48,8 +51,9 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
   const { settings } = hosted
   const wrapped = form['type'] !== 'object'
   const title = titleOf(settings.title, prompt)
-  const idempotent = settings.guard !== undefined
+  const idempotent = settings.idempotency !== undefined
   const meta = { 'fastify-gpt/address': hosted.path, 'fastify-gpt/etag': edition.arrival.json.etag, ...(idempotent ? { 'fastify-gpt/idempotency': true } : {}) }
+  const output = settings.result === undefined ? undefined : outputSchema(settings.result.schema, hosted.background !== undefined)
   const made = new Map<Shapes, string>()
   const json = (shapes: Shapes): string => {
     let text = made.get(shapes)
@@ -61,6 +65,7 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
         ...(shapes.title && title !== undefined ? { title } : {}),
         description: describe(prompt, messages),
         inputSchema: wrapped ? wrap(form) : form,
+        ...(shapes.structured && output !== undefined ? { outputSchema: output } : {}),
         ...(shapes.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
         ...(shapes.icons && settings.icons !== undefined ? { icons: settings.icons } : {}),
         _meta: meta
@@ -69,7 +74,7 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
     }
     return text
   }
-  return { json, wrapped }
+  return { json, wrapped, output: settings.result === undefined ? 'none' : settings.result.schema['type'] === 'object' ? 'as is' : 'wrapped' }
 }
 
 /** p, then m as JSON when there is any: an MCP client shows a model the description, and nothing else of the tool. */
@@ -84,36 +89,51 @@ function describe (prompt: string, messages: readonly unknown[]): string {
  * own resource still, so neither changes. `$schema` goes to the new root, where 2020-12 allows it.
  */
 export function wrap (form: JsonObject): JsonObject {
-  const { $schema, ...rest } = form
-  const value = typeof form['$id'] === 'string' ? form : moveRefs(rest) as JsonObject
+  const { $schema, moved } = nest(form, '#/properties/value')
   return {
     ...($schema === undefined ? {} : { $schema }),
     type: 'object',
-    properties: { value },
+    properties: { value: moved },
     required: ['value'],
     additionalProperties: false
   }
 }
 
-const INTO = '#/properties/value'
+/**
+ * A tool's outputSchema: the result form, wrapped as a form is where its root is not an object
+ * (structuredContent is then `{ value: result }`); with `background`, either that or a job's
+ * handle, which answers an act that outlives `after` and is no result.
+ */
+export function outputSchema (result: JsonObject, background: boolean): JsonObject {
+  const output = result['type'] === 'object' ? result : wrap(result)
+  if (!background) return output
+  const { $schema, moved } = nest(output, '#/anyOf/0')
+  return { ...($schema === undefined ? {} : { $schema }), type: 'object', anyOf: [moved, HANDLE_SCHEMA] }
+}
 
-/** A copy of `schema` with its root `$ref`s moved under `value`; subschemas with an `$id` as they are. */
-function moveRefs (schema: Json): Json {
+/** `schema` to stand at `into` under a new root: its root `$ref`s moved there, its `$schema` left for the new root. */
+function nest (schema: JsonObject, into: string): { readonly $schema: Json | undefined, readonly moved: JsonObject } {
+  const { $schema, ...rest } = schema
+  return { $schema, moved: typeof schema['$id'] === 'string' ? schema : moveRefs(rest, into) as JsonObject }
+}
+
+/** A copy of `schema` with its root `$ref`s moved to `into`; subschemas with an `$id` as they are. */
+function moveRefs (schema: Json, into: string): Json {
   if (!isObject(schema)) return schema
   const out: Record<string, Json> = {}
   for (const [key, value] of Object.entries(schema)) {
     if ((key === '$ref' || key === '$dynamicRef') && typeof value === 'string' && (value === '#' || value.startsWith('#/'))) {
-      out[key] = INTO + value.slice(1)
+      out[key] = into + value.slice(1)
       continue
     }
     const kind = APPLICATORS.get(key)
-    out[key] = kind === undefined ? value : applied(kind.shape, value)
+    out[key] = kind === undefined ? value : applied(kind.shape, value, into)
   }
   return out
 }
 
-function applied (shape: 'one' | 'list' | 'map', value: Json): Json {
-  const under = (sub: Json): Json => isObject(sub) && typeof sub['$id'] === 'string' ? sub : moveRefs(sub)
+function applied (shape: 'one' | 'list' | 'map', value: Json, into: string): Json {
+  const under = (sub: Json): Json => isObject(sub) && typeof sub['$id'] === 'string' ? sub : moveRefs(sub, into)
   if (shape === 'one') return under(value)
   if (shape === 'list') return Array.isArray(value) ? value.map(under) : value
   return isObject(value) ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, under(sub)])) : value

@@ -108,6 +108,25 @@ describe('one truth beside @fastify/swagger (draft §1, §7.3)', () => {
     assert.deepEqual(await summaries({}), ['The arrival: the prompt, the messages and the form', 'An act: a JSON value the form admits'])
   })
 
+  it('states the result form as the 200, unless it holds a $ref (parted from its $defs there): a valid document', async () => {
+    const result = { type: 'object', properties: { count: { type: 'integer', minimum: 0 } }, required: ['count'], additionalProperties: false }
+    const ok = async (options: Partial<GptOptions>): Promise<Record<string, unknown>> => {
+      const { app } = await described({ openapi: true, ...options })
+      const document = app.swagger() as { paths: Record<string, { post: { responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }> } }> }
+      await SwaggerParser.validate(structuredClone(document) as never)
+      await app.close()
+      const response = document.paths['/tree']!.post.responses['200']!
+      return response.content?.['application/json']?.schema ?? {}
+    }
+    const stated = await ok({ result })
+    assert.deepEqual(stated['properties'], result.properties)
+    assert.deepEqual(stated['required'], ['count'])
+    assert.deepEqual(Object.keys(await ok({ result: tree })), ['description'], 'a $ref: no schema, the words alone')
+    const either = await ok({ result, background: {} })
+    assert.deepEqual((either['anyOf'] as Array<Record<string, unknown>>)[0]!['properties'], result.properties, 'with background: the result, or a job\'s handle')
+    assert.equal((either['anyOf'] as Array<Record<string, unknown>>)[1]!['type'], 'object')
+  })
+
   it('refuses an openapi option that is neither a boolean nor { tags }', async () => {
     for (const openapi of ['yes', { tags: 'gpt' }, { tags: [], hide: true }, null]) {
       const error = await registrationError({ form: {}, openapi }) as Error & { code?: string }
