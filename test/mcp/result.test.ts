@@ -107,7 +107,7 @@ describe('a result outside the result form is never sent, over POST and tools/ca
           assert.deepEqual([posted.statusCode, posted.body], [500, ''])
           assert.deepEqual(called, JSON.parse(FAILED))
         }
-      }), { numRuns: 150 })
+      }), { numRuns: 150, seed: 20261207 }) // seeded: the share of each kind below depends on the draw
       assert.ok(seen.admitted >= 15 && seen.refused >= 15, `both kinds of result, each often: ${JSON.stringify(seen)}`)
     })
   }
