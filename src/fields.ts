@@ -64,3 +64,27 @@ export function addVary (reply: { getHeader (name: string): string | string[] | 
   const names = listed.split(',').map((name) => name.trim().toLowerCase())
   if (!names.includes('accept') && !names.includes('*')) reply.header('vary', `${listed}, Accept`)
 }
+
+/** What a Cache-Control field value says of freshness and sharing (RFC 9111 §5.2.2): undefined members where it says nothing. */
+export interface CacheDirectives {
+  /** `max-age` in seconds; 0 where `no-cache` or `no-store` says a stored copy is never fresh. */
+  readonly maxAge: number | undefined
+  readonly private: boolean
+}
+
+/** The directives of a Cache-Control field value that say how long and for whom (RFC 9111 §5.2.2.1, .4, .5, .7). */
+export function cacheDirectives (field: string | undefined): CacheDirectives {
+  let maxAge: number | undefined
+  let secret = false
+  for (const directive of (field ?? '').toLowerCase().split(',')) {
+    const [name = '', value] = directive.trim().split('=', 2)
+    if (name === 'no-store' || name === 'no-cache') maxAge = 0
+    else if (name === 'private') secret = true
+    else if (name === 'max-age' && maxAge !== 0) {
+      // RFC 9111 §1.2.2: delta-seconds, quoted or not; one that is neither is no freshness at all.
+      const seconds = /^"?(\d{1,10})"?$/.exec(value ?? '')?.[1]
+      maxAge = seconds === undefined ? 0 : Number(seconds)
+    }
+  }
+  return { maxAge, private: secret }
+}

@@ -4,7 +4,8 @@
 // and responses alone as a single message of them is: 202. Under any other, 400.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Bridge } from './bridge.ts'
-import { answer, batchedResponse, errorOf, INVALID_REQUEST, messageOf } from './rpc.ts'
+import { errorOf, INVALID_REQUEST } from './jsonrpc.ts'
+import { answer, batchedResponse, messageOf } from './rpc.ts'
 import { revisionOf } from './session.ts'
 import { itemSpans } from './span.ts'
 
@@ -19,7 +20,8 @@ export function accepted (reply: FastifyReply): FastifyReply {
 
 /** The answer to a batch: its responses as one array; each request answered as it would be alone, but in the array. */
 export async function answerBatch (bridge: Bridge, request: FastifyRequest, reply: FastifyReply, bytes: Buffer, messages: readonly unknown[]): Promise<FastifyReply> {
-  if (!revisionOf(request).batches) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'Batches are not accepted: 2025-03-26 alone has them'))
+  const shapes = revisionOf(request)
+  if (!shapes.batches) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'Batches are not accepted: 2025-03-26 alone has them'))
   if (messages.length === 0 || messages.length > MAX_BATCH) return reply.code(400).send(errorOf(null, INVALID_REQUEST, `A batch holds 1 to ${MAX_BATCH} messages`))
   const spans = itemSpans(bytes)
   const responses = await Promise.all(messages.map(async (message, i) => {
@@ -28,7 +30,7 @@ export async function answerBatch (bridge: Bridge, request: FastifyRequest, repl
     if (read.kind === 'taken') return undefined
     const [start, end] = spans[i] as readonly [number, number]
     // Each message's own bytes: a call's arguments are found in them, as in a request's.
-    const response = await answer(bridge, { request, reply, bytes: bytes.subarray(start, end), batched: true }, read.id, read.method, read.params)
+    const response = await answer(bridge, { request, reply, bytes: bytes.subarray(start, end), batched: true, shapes, client: undefined }, read.id, read.method, read.params)
     return batchedResponse(read.id, response)
   }))
   const answered = responses.filter((json) => json !== undefined)

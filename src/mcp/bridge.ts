@@ -1,7 +1,8 @@
 // The host's addresses as the bridge serves them: found when the host is ready, named once, each
-// tool built once per edition, and the GET streams told when a tool changes.
+// tool built once per edition, and the listening streams told when a tool changes.
 import type { FastifyInstance } from 'fastify'
 import type { Edition } from '../address/address.ts'
+import { serverInfoMember } from './envelope.ts'
 import { hostedOn, type Hosted } from './registry.ts'
 import { PROTOCOL_VERSIONS, shapesOf } from './revision.ts'
 import type { Listeners } from './stream.ts'
@@ -31,11 +32,15 @@ export const ENVELOPE = 16 * 1024
 
 export class Bridge {
   readonly serverInfo: BridgeOptions['serverInfo']
+  /** `serverInfo` as the member of a 2026-07-28 result's `_meta`, written once. */
+  readonly serverInfoMember: string
   readonly instructions: string | undefined
   #entries: readonly Entry[] = []
   #byName = new Map<string, Entry>()
   #byPath = new Map<string, Entry>()
   readonly #tools = new WeakMap<Edition, Tool>()
+  /** When each tool (by path) last changed on this instance, or began to be served (ms since the epoch): src/mcp/cache.ts. */
+  readonly #changed = new Map<string, number>()
   readonly #options: BridgeOptions
   /**
    * The largest body any address takes, and the deepest, with the envelope around them: what a
@@ -47,6 +52,7 @@ export class Bridge {
   constructor (options: BridgeOptions) {
     this.#options = options
     this.serverInfo = options.serverInfo
+    this.serverInfoMember = serverInfoMember(options.serverInfo)
     this.instructions = options.instructions
   }
 
@@ -67,6 +73,10 @@ export class Bridge {
   }
 
   get host (): FastifyInstance { return this.#options.host }
+  get listeners (): Listeners { return this.#options.listeners }
+
+  /** Since when `entry`'s tool (and so its arrival's entity tag) has been what it is now, on this instance. */
+  changedAt (entry: Entry): number { return this.#changed.get(entry.path) as number }
 
   entries (): readonly Entry[] { return this.#entries }
   named (name: string): Entry | undefined { return this.#byName.get(name) }
@@ -94,13 +104,15 @@ export class Bridge {
 
   /** After each edition served (an update here, or one another instance stored): list_changed when the tool changed. */
   #watch (entry: Entry): void {
-    // The newest revision's JSON holds every member any revision lists.
+    // The newest handshake revision's JSON holds every member an edition changes (its entity tag too).
     const newest = shapesOf(PROTOCOL_VERSIONS[0])
     let listed = this.tool(entry).json(newest)
+    this.#changed.set(entry.path, Date.now())
     entry.hosted.address.watch(() => {
       const json = this.tool(entry).json(newest)
       if (json === listed) return
       listed = json
+      this.#changed.set(entry.path, Date.now())
       this.#options.listeners.notify('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}')
     })
   }

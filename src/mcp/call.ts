@@ -147,7 +147,7 @@ const PROBLEM = 'application/problem+json'
 /**
  * The act's 200 as a tool's result: its JSON as text always, and, from 2025-06-18, as
  * structuredContent when it is an object, or as that object's `value` where the tool's
- * outputSchema wraps a result form whose root is not one.
+ * outputSchema wraps a result form whose root is not one; from 2026-07-28, whatever JSON it is.
  */
 function resultOf (routed: Routed, call: Call): string {
   const { hosted, origin, shapes, tool } = call
@@ -156,7 +156,9 @@ function resultOf (routed: Routed, call: Call): string {
   if (job !== undefined) return jobResult(handleBody(origin + urlOf(job)), shapes)
   const payload = routed.body.toString('utf8')
   const text = `{"content":[{"type":"text","text":${JSON.stringify(payload)}}]`
-  const structured = !shapes.structured ? undefined : tool.output === 'wrapped' ? `{"value":${payload}}` : payload.charCodeAt(0) === 0x7b ? payload : undefined
+  const structured = !shapes.structured
+    ? undefined
+    : shapes.structuredAny ? payload : tool.output === 'wrapped' ? `{"value":${payload}}` : payload.charCodeAt(0) === 0x7b ? payload : undefined
   return structured !== undefined && isJson(payload) ? `${text},"structuredContent":${structured}}` : `${text}}`
 }
 

@@ -8,14 +8,16 @@ import { Refused } from '../address/pipeline.ts'
 import { QUIET_HEADERS } from '../address/rate-limit.ts'
 import { Deadlines, readBody } from '../address/read.ts'
 import { GPT_ERR_OPTION_INVALID } from '../errors.ts'
-import { isObject } from '../json/value.ts'
+import { isObject, type JsonObject } from '../json/value.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
 import { callTool } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
 import { accepted, answerBatch } from './batch.ts'
-import { answer, deliver, errorOf, INVALID_REQUEST, isId, JSON_TYPE, messageOf, originOf, PARSE_ERROR, responseOf } from './rpc.ts'
-import { PROTOCOL_VERSIONS } from './revision.ts'
+import { spokenBy, unsupported } from './envelope.ts'
+import { errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR } from './jsonrpc.ts'
+import { answer, deliver, finishedAnswer, messageOf, originOf, responseOf } from './rpc.ts'
+import { SPOKEN } from './revision.ts'
 import { actorOf, revisionOf } from './session.ts'
 import { startsArray } from './span.ts'
 import { Listeners } from './stream.ts'
@@ -47,9 +49,9 @@ export interface McpOptions {
    * minute per client. A call is counted by its address's own limit as well, with its posts.
    */
   rateLimit?: RateLimitPluginOptions | false
-  /** GET streams open at once (each hears of changed tools), a quarter of them at most (at least one) per client. Default 100. */
+  /** Listening streams open at once (GET's, subscriptions/listen's: each hears of changed tools), a quarter of them at most (at least one) per client. Default 100. */
   maxStreams?: number
-  /** Milliseconds between two heartbeats of a GET stream. Default 15000. */
+  /** Milliseconds between two heartbeats of a listening stream. Default 15000. */
   heartbeat?: number
   /** Milliseconds to receive a request's body. Default 10000, as an address's. */
   bodyTimeout?: number
@@ -96,9 +98,10 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     })
     mcp.post(path, (request, reply) => onPost(bridge, resolved, request, reply))
     mcp.get(path, (request, reply) => {
-      const refused = guard(resolved, request, reply) ?? unsupported(request, reply)
+      const refused = guard(resolved, request, reply) ?? unspoken(request, reply)
       if (refused !== undefined) return refused
-      if (!accepts(request.headers.accept) || !listeners.open(reply, request.ip)) return reply.code(405).header('allow', 'POST').send()
+      // 2026-07-28 has no GET stream ("Backward Compatibility"): subscriptions/listen is its stream.
+      if (revisionOf(request).perRequest || !accepts(request.headers.accept) || !listeners.open(reply, request.ip)) return reply.code(405).header('allow', 'POST').send()
       return reply
     })
     mcp.delete(path, (_request, reply) => reply.code(405).header('allow', 'GET, POST').send())
@@ -142,17 +145,17 @@ function guard (resolved: Resolved, request: FastifyRequest, reply: FastifyReply
 }
 
 /** A 400 for a request naming a protocol revision not spoken here (MCP-Protocol-Version), else undefined. */
-function unsupported (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+function unspoken (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
   const version = request.headers['mcp-protocol-version']
-  if (typeof version !== 'string' || PROTOCOL_VERSIONS.includes(version)) return undefined
-  return reply.code(400).header('content-type', JSON_TYPE).send(errorOf(null, INVALID_REQUEST, `Unsupported protocol version: ${version.slice(0, 40)}`))
+  if (typeof version !== 'string' || SPOKEN.includes(version)) return undefined
+  return reply.code(400).header('content-type', JSON_TYPE).send(unsupported(version))
 }
 
 /** POST: one JSON-RPC message, parsed strictly as a whole (draft §5.2 (2) holds for every byte of a call). */
 async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const refused = guard(resolved, request, reply)
   if (refused !== undefined) return refused
-  const old = unsupported(request, reply)
+  const old = unspoken(request, reply)
   if (old !== undefined) return old
   reply.header('content-type', JSON_TYPE)
   const bytes = request.body
@@ -172,7 +175,9 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
     // JSON, but not one a strict reading takes: an invalid request, whose id cannot be trusted.
     if (loose === JSON_ONLY) return reply.code(400).send(errorOf(null, INVALID_REQUEST, 'Invalid Request: a duplicated member, a number past 2^53 or a lone surrogate is not taken'))
     // A call of a known tool is an act refused or not by its address, whose POST gets these bytes
-    // as they came: its strict parser refuses them as the bridge's did.
+    // as they came: its strict parser refuses them as the bridge's did. Its revision reads it first.
+    const spoken = spokenBy(request, loose.id, 'tools/call', loose.params)
+    if ('refused' in spoken) return reply.code(400).send(spoken.refused)
     const answered = await callTool(bridge.host, {
       hosted: loose.entry.hosted,
       tool: bridge.tool(loose.entry),
@@ -180,19 +185,22 @@ async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyReque
       parsed: false,
       args: undefined,
       ifMatch: undefined,
-      actor: actorOf(request),
+      actor: actorOf(request, spoken.client),
       progress: undefined,
       origin: originOf(request),
       idempotencyKey: undefined,
-      shapes: revisionOf(request)
+      shapes: spoken.shapes
     }, request)
-    return deliver(reply, responseOf(loose.id, answered))
+    return deliver(reply, responseOf(loose.id, finishedAnswer(bridge, spoken.shapes, answered)))
   }
   if (Array.isArray(message)) return await answerBatch(bridge, request, reply, bytes, message)
   const read = messageOf(message)
-  if (read.kind === 'invalid') return reply.code(read.status).send(read.error)
+  // 2026-07-28: params that are no object hold no `_meta`, which every request must (a 400, as any malformed one).
+  if (read.kind === 'invalid') return reply.code(revisionOf(request).perRequest ? 400 : read.status).send(read.error)
   if (read.kind === 'taken') return accepted(reply)
-  return deliver(reply, await answer(bridge, { request, reply, bytes, batched: false }, read.id, read.method, read.params))
+  const spoken = spokenBy(request, read.id, read.method, read.params)
+  if ('refused' in spoken) return reply.code(400).send(spoken.refused)
+  return deliver(reply, await answer(bridge, { request, reply, bytes, batched: false, ...spoken }, read.id, read.method, read.params))
 }
 
 const DEEPER = Symbol('deeper')
@@ -216,7 +224,7 @@ function parseRequest (bytes: Buffer, maxDepth: number, again: boolean): unknown
  * (a duplicated member, a lone surrogate, a number past 2^53) is refused as every call is, by its
  * address; other JSON is an invalid request (JSON_ONLY); what is not JSON at all, a parse error.
  */
-function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | number, readonly entry: Entry } | typeof JSON_ONLY | undefined {
+function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | number, readonly entry: Entry, readonly params: JsonObject } | typeof JSON_ONLY | undefined {
   let loose: unknown
   try {
     loose = JSON.parse(bytes.toString('utf8'))
@@ -226,7 +234,7 @@ function unparsed (bridge: Bridge, bytes: Buffer): { readonly id: string | numbe
   const id = isObject(loose) ? loose['id'] : undefined
   const params = isObject(loose) ? loose['params'] : undefined
   const entry = isObject(params) && typeof params['name'] === 'string' ? bridge.named(params['name']) : undefined
-  return isObject(loose) && loose['method'] === 'tools/call' && isId(id) && entry !== undefined ? { id, entry } : JSON_ONLY
+  return isObject(loose) && loose['method'] === 'tools/call' && isId(id) && isObject(params) && entry !== undefined ? { id, entry, params } : JSON_ONLY
 }
 
 /** Bytes that are JSON read loosely, but no call of a known tool. */
@@ -234,5 +242,5 @@ const JSON_ONLY = Symbol('json only')
 
 export const mcp = fp(plugin as FastifyPluginAsync<McpOptions>, { fastify: '5.x', name: 'fastify-gpt/mcp' })
 export default mcp
-export { PROTOCOL_VERSIONS } from './revision.ts'
+export { MODERN_VERSIONS, PROTOCOL_VERSIONS } from './revision.ts'
 export { REFUSAL } from './call.ts'

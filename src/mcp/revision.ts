@@ -2,8 +2,17 @@
 // revision's schema.ts and changelog): every answer holds only the shapes of the revision its
 // request speaks, so a client of an older one never meets a member it cannot read.
 
-/** The protocol revisions the bridge speaks, newest first (MCP "Lifecycle", version negotiation). */
+/** The revisions `initialize` negotiates, newest first (MCP "Lifecycle"): those with a handshake. */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']
+
+/**
+ * The revisions a request names for itself, in its `_meta` and MCP-Protocol-Version, with no
+ * handshake (2026-07-28, "Versioning": the modern ones): what `server/discover` offers.
+ */
+export const MODERN_VERSIONS = ['2026-07-28']
+
+/** Every revision spoken, newest first: what an UnsupportedProtocolVersionError lists. */
+export const SPOKEN = [...MODERN_VERSIONS, ...PROTOCOL_VERSIONS]
 
 /** What one revision has. */
 export interface Shapes {
@@ -18,17 +27,23 @@ export interface Shapes {
   readonly icons: boolean
   /** JSON-RPC batches: 2025-03-26 only (its servers MUST accept them; 2025-06-18 removed them). */
   readonly batches: boolean
+  /**
+   * No handshake and no session (2026-07-28): each request names its revision, client and
+   * capabilities in its `_meta` and its method and name in header fields; each result says its
+   * `resultType`, and a list's or a read's how long it stays fresh (src/mcp/envelope.ts).
+   */
+  readonly perRequest: boolean
+  /** `structuredContent` any JSON value, and `outputSchema` any schema, not only an object's (2026-07-28). */
+  readonly structuredAny: boolean
 }
 
-const shapes = (revision: string, annotations: boolean, title: boolean, icons: boolean, batches: boolean): Shapes =>
-  Object.freeze({ revision, annotations, title, structured: title, icons, batches })
-
 const SHAPES: ReadonlyMap<string, Shapes> = new Map([
-  ['2025-11-25', shapes('2025-11-25', true, true, true, false)],
-  ['2025-06-18', shapes('2025-06-18', true, true, false, false)],
-  ['2025-03-26', shapes('2025-03-26', true, false, false, true)],
-  ['2024-11-05', shapes('2024-11-05', false, false, false, false)]
-])
+  { revision: '2026-07-28', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: true, structuredAny: true },
+  { revision: '2025-11-25', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: false, structuredAny: false },
+  { revision: '2025-06-18', annotations: true, title: true, structured: true, icons: false, batches: false, perRequest: false, structuredAny: false },
+  { revision: '2025-03-26', annotations: true, title: false, structured: false, icons: false, batches: true, perRequest: false, structuredAny: false },
+  { revision: '2024-11-05', annotations: false, title: false, structured: false, icons: false, batches: false, perRequest: false, structuredAny: false }
+].map((row) => [row.revision, Object.freeze(row)]))
 
 /**
  * Streamable HTTP (2025-06-18, "Protocol Version Header"): a request that names no revision, from

@@ -6,31 +6,15 @@ import { isObject, type JsonObject } from '../json/value.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
 import { callTool, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
+import { freshness, hints, STEADY, type Fresh } from './cache.ts'
 import { route, urlOf, type Routed } from './enter.ts'
-import { PROTOCOL_VERSIONS } from './revision.ts'
-import { actorOf, newSession, revisionOf } from './session.ts'
-import { CallStream, event, openStream } from './stream.ts'
+import { completed } from './envelope.ts'
+import { errorOf, INVALID_PARAMS, INVALID_REQUEST, isId, JSON_TYPE, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, resultOf, type Id } from './jsonrpc.ts'
+import { MODERN_VERSIONS, PROTOCOL_VERSIONS, type Shapes } from './revision.ts'
+import { actorOf, newSession } from './session.ts'
+import { CallStream, event, openStream, type Listening } from './stream.ts'
 
-export type Id = string | number
-
-/** Every JSON answer's Content-Type. */
-export const JSON_TYPE = 'application/json; charset=utf-8'
-
-/** A JSON-RPC id as MCP allows it: a string or an integer (never null). */
-export const isId = (id: unknown): id is Id => typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))
-
-export const resultOf = (id: Id, result: string): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`
-export const errorOf = (id: Id | null, code: number, message: string): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
-
-/** JSON-RPC's and MCP's error codes. */
-export const INVALID_REQUEST = -32600
-export const METHOD_NOT_FOUND = -32601
-export const INVALID_PARAMS = -32602
-export const PARSE_ERROR = -32700
-export const RESOURCE_NOT_FOUND = -32002
-
-/** What answering one request needs besides the bridge: the HTTP exchange, and the request's bytes. */
+/** What answering one request needs besides the bridge: the HTTP exchange, the request's bytes, and what it speaks. */
 export interface Exchange {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
@@ -38,11 +22,18 @@ export interface Exchange {
   readonly bytes: Buffer
   /** Whether the message is one of a batch: answered in its array, never on a stream of its own. */
   readonly batched: boolean
+  /** The revision the request speaks (src/mcp/envelope.ts spokenBy). */
+  readonly shapes: Shapes
+  /** Its client as it names itself in `_meta` (2026-07-28; null for none), undefined: as its session does. */
+  readonly client: JsonObject | null | undefined
 }
 
-/** An answer outside JSON-RPC: an HTTP status that says "later" (with its JSON-RPC error), or a host hook's own answer. */
+/**
+ * An answer outside JSON-RPC's own: an HTTP status that says "later" (with its JSON-RPC error and
+ * when), another status its revision gives a JSON-RPC error (2026-07-28's 404), or a host hook's own answer.
+ */
 export type Outside =
-  | { readonly status: 409 | 429 | 503, readonly retryAfter: number, readonly json: string }
+  | { readonly status: 404 | 406 | 409 | 429 | 503, readonly retryAfter?: number, readonly json: string }
   | { readonly host: Routed }
 
 /** What one request comes to: its response's JSON, an answer outside the protocol, or undefined once a call's own stream holds it. */
@@ -87,30 +78,61 @@ export const NOT_OFFERED: ReadonlyMap<string, string> = new Map([
   ['resources/unsubscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again']
 ])
 
+/**
+ * Methods of one era only: true, 2026-07-28's own; false, those it removed (the handshake, ping,
+ * logging's level and resources' subscriptions: "Key Changes"). In the other era each is an
+ * unknown method.
+ */
+const ERA: ReadonlyMap<string, boolean> = new Map([
+  ['server/discover', true],
+  ['subscriptions/listen', true],
+  ['initialize', false],
+  ['ping', false],
+  ['logging/setLevel', false],
+  ['resources/subscribe', false],
+  ['resources/unsubscribe', false]
+])
+
 /** The answer to one JSON-RPC request. */
 export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method: string, params: JsonObject): Promise<Response> {
+  const { shapes } = exchange
+  if (ERA.get(method) === !shapes.perRequest) return notFound(id, method, shapes, undefined)
   switch (method) {
     // 2025-03-26, "Lifecycle": initialize MUST NOT be part of a batch.
     case 'initialize': return exchange.batched ? errorOf(id, INVALID_REQUEST, 'initialize is not taken in a batch') : resultOf(id, initialize(bridge, exchange.reply, params))
     case 'ping': return resultOf(id, '{}')
-    case 'tools/list': {
-      const shapes = revisionOf(exchange.request)
-      return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json(shapes)).join(',')}]}`)
-    }
+    case 'server/discover': return resultOf(id, finished(bridge, shapes, discover(bridge), STEADY))
+    case 'subscriptions/listen': return listen(bridge, exchange, id, params)
+    case 'tools/list': return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json(shapes)).join(',')}]}`)
     case 'tools/call': return await call(bridge, exchange, id, params)
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
     case 'resources/read': return await read(bridge, exchange, id, params)
-    default: {
-      const why = NOT_OFFERED.get(method)
-      return errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}${why === undefined ? '' : ` (not offered: ${why})`}`)
-    }
+    default: return notFound(id, method, shapes, NOT_OFFERED.get(method))
   }
 }
 
+/** -32601; from 2026-07-28 with HTTP 404 ("Protocol Version Header"), whose JSON-RPC body tells it from a server without the endpoint. */
+function notFound (id: Id, method: string, shapes: Shapes, why: string | undefined): Response {
+  const json = errorOf(id, METHOD_NOT_FOUND, `Method not found: ${method.slice(0, 100)}${why === undefined ? '' : ` (not offered: ${why})`}`)
+  return shapes.perRequest ? { status: 404, json } : json
+}
+
+/** A result as `shapes`' revision sends it: from 2026-07-28, with its resultType, the server, and `hints` (src/mcp/envelope.ts). */
+export const finished = (bridge: Bridge, shapes: Shapes, result: string, hints?: string): string =>
+  shapes.perRequest ? completed(result, bridge.serverInfoMember, hints) : result
+
+/** A call's answer as `shapes`' revision sends it. */
+export const finishedAnswer = (bridge: Bridge, shapes: Shapes, answered: Answer): Answer =>
+  'result' in answered ? { result: finished(bridge, shapes, answered.result) } : answered
+
+/** What the bridge offers, in either era: tools, told when they change; resources, without subscriptions. */
+const CAPABILITIES = { tools: { listChanged: true }, resources: {} }
+
 /**
- * initialize: the revision asked for if spoken here, else the newest. No session is kept: the
- * Mcp-Session-Id carries the client's name and version and the revision (src/mcp/session.ts).
+ * initialize: the revision asked for if spoken here, else the newest (of those with a handshake).
+ * No session is kept: the Mcp-Session-Id carries the client's name and version and the revision
+ * (src/mcp/session.ts).
  */
 function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): string {
   const asked = params['protocolVersion']
@@ -119,10 +141,41 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
   reply.header('mcp-session-id', newSession(isObject(client) ? client : undefined, protocolVersion))
   return JSON.stringify({
     protocolVersion,
-    capabilities: { tools: { listChanged: true }, resources: {} },
+    capabilities: CAPABILITIES,
     serverInfo: bridge.serverInfo,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })
+}
+
+/** server/discover (2026-07-28): the revisions a request may name, what the bridge offers, its instructions; who it is goes in `_meta`. */
+function discover (bridge: Bridge): string {
+  return JSON.stringify({
+    supportedVersions: MODERN_VERSIONS,
+    capabilities: CAPABILITIES,
+    ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
+  })
+}
+
+/**
+ * subscriptions/listen (2026-07-28), where a GET stream was: a stream of its own, opened by the
+ * acknowledgment of what it will hear (changed tools if it asks: the bridge sends no other
+ * notification), each message tagged with the request's id, and ended by the bridge, when it
+ * closes, with the request's response (a graceful end). Past maxStreams, 503 as any "later".
+ */
+function listen (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Response {
+  const filter = params['notifications']
+  if (!isObject(filter)) return errorOf(id, INVALID_PARAMS, 'Invalid params: notifications must be an object, the notifications to hear')
+  if (!accepts(exchange.request, 'text/event-stream')) return { status: 406, json: errorOf(id, INVALID_REQUEST, 'subscriptions/listen is answered as a stream: accept text/event-stream') }
+  const subscription = `"io.modelcontextprotocol/subscriptionId":${JSON.stringify(id)}`
+  const tools = filter['toolsListChanged'] === true
+  const listening: Listening = {
+    opening: event(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{${subscription}},"notifications":{${tools ? '"toolsListChanged":true' : ''}}}}`),
+    // notifications/tools/list_changed, the one notification told, has no params of its own.
+    tell: tools ? (message) => event(`${message.slice(0, -1)},"params":{"_meta":{${subscription}}}}`) : () => '',
+    closing: event(resultOf(id, `{"resultType":"complete","_meta":{${subscription},${bridge.serverInfoMember}}}`))
+  }
+  if (bridge.listeners.open(exchange.reply, exchange.request.ip, listening)) return undefined
+  return { status: 503, retryAfter: 1, json: errorOf(id, -32000, 'Busy: as many streams as the bridge keeps are open; listen again later') }
 }
 
 /** Where this request reached the host, as the client wrote it (behind a proxy, with trustProxy). */
@@ -165,14 +218,14 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     parsed: true,
     args: params['arguments'],
     ifMatch: typeof ifMatch === 'string' ? ifMatch : undefined,
-    actor: actorOf(request),
+    actor: actorOf(request, exchange.client),
     progress,
     origin: originOf(request),
     // A `_meta` key that is no string is a malformed key (its empty field), never a fall back to the header.
     idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : '',
-    shapes: revisionOf(request)
+    shapes: exchange.shapes
   }, request)
-  return responseOf(id, answered, stream)
+  return responseOf(id, finishedAnswer(bridge, exchange.shapes, answered), stream)
 }
 
 /**
@@ -195,7 +248,8 @@ export function deliver (reply: FastifyReply, response: Response): FastifyReply 
   if (response === undefined) return reply
   if (typeof response === 'string') return reply.send(response)
   if ('host' in response) return hostAnswer(reply, response.host)
-  return reply.code(response.status).header('retry-after', String(response.retryAfter)).send(response.json)
+  if (response.retryAfter !== undefined) reply.header('retry-after', String(response.retryAfter))
+  return reply.code(response.status).send(response.json)
 }
 
 /**
@@ -227,27 +281,43 @@ function hostAnswer (reply: FastifyReply, routed: Routed): FastifyReply {
   return reply.send(routed.body)
 }
 
+/** What a request may see: the addresses shown, how fresh each one's GET said it is, and whether any was hidden. */
+interface Seen {
+  readonly shown: readonly Entry[]
+  readonly fresh: readonly Fresh[]
+  readonly hidden: boolean
+}
+
 /**
  * The addresses this request may see: those whose GET, as this request would make it, the host
  * answers (draft §3.1) with 200. A GET refused by a host's hook hides the address; one that is
  * rate limited answers the whole request so.
  */
-async function visible (bridge: Bridge, request: FastifyRequest): Promise<Entry[] | { readonly retryAfter: number }> {
+async function visible (bridge: Bridge, request: FastifyRequest): Promise<Seen | { readonly retryAfter: number }> {
   const entries = bridge.entries()
   const looks = await Promise.all(entries.map((entry) => route(bridge.host, request, 'GET', urlOf(entry.path), {})))
   const shown: Entry[] = []
+  const fresh: Fresh[] = []
+  let hidden = false
+  const now = Date.now()
   for (const [index, look] of looks.entries()) {
-    if (look?.status === 200) shown.push(entries[index] as Entry)
-    else if (look?.status === 429) return { retryAfter: Number(look.headers['retry-after'] ?? 1) || 1 }
+    const entry = entries[index] as Entry
+    if (look?.status === 429) return { retryAfter: Number(look.headers['retry-after'] ?? 1) || 1 }
+    if (look?.status !== 200) {
+      hidden = true
+      continue
+    }
+    shown.push(entry)
+    fresh.push(freshness(look.headers, bridge.changedAt(entry), now))
   }
-  return shown
+  return { shown, fresh, hidden }
 }
 
-/** A list of what the request may see. */
+/** A list of what the request may see; from 2026-07-28 as fresh as the GETs it was made of (src/mcp/cache.ts). */
 async function listed (bridge: Bridge, exchange: Exchange, id: Id, list: (entries: readonly Entry[]) => string): Promise<Response> {
-  const entries = await visible(bridge, exchange.request)
-  if (!Array.isArray(entries)) return responseOf(id, { status: 429, retryAfter: entries.retryAfter })
-  return resultOf(id, list(entries))
+  const seen = await visible(bridge, exchange.request)
+  if (!('shown' in seen)) return responseOf(id, { status: 429, retryAfter: seen.retryAfter })
+  return resultOf(id, finished(bridge, exchange.shapes, list(seen.shown), hints(exchange.request, seen.fresh, seen.hidden)))
 }
 
 /** Whether the request's Accept names `type` (or a range holding it). */
@@ -271,7 +341,7 @@ function templates (entries: readonly Entry[], origin: string): JsonObject[] {
 /**
  * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's: read
  * by that GET, as this request would make it. By path: the URI's origin is where the client
- * reached the host, which a proxy may rename.
+ * reached the host, which a proxy may rename. Not found: -32002, from 2026-07-28 -32602 naming the URI.
  */
 async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
   const uri = params['uri']
@@ -281,12 +351,19 @@ async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     // address listed is found again. A malformed escape throws, as an unparsable URI does.
     path = typeof uri === 'string' ? decodeURI(new URL(uri).pathname) : undefined
   } catch {}
-  const notFound = (): string => errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
-  if (path === undefined || (bridge.atPath(path) === undefined && bridge.jobAt(path) === undefined)) return notFound()
+  const { shapes } = exchange
+  const notFound = (): string => shapes.perRequest ? errorOf(id, INVALID_PARAMS, 'Resource not found', { uri }) : errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
+  const entry = path === undefined ? undefined : bridge.atPath(path)
+  if (path === undefined || (entry === undefined && bridge.jobAt(path) === undefined)) return notFound()
   const routed = await route(bridge.host, exchange.request, 'GET', urlOf(path), {})
   if (routed === undefined) return errorOf(id, -32000, 'The resource cannot be read now: read it again later')
   switch (routed.status) {
-    case 200: return resultOf(id, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text: routed.body.toString('utf8') }] }))
+    case 200: {
+      const now = Date.now()
+      // A job's GET says itself how fresh it is (private, no-cache); an arrival, since when it is what it is.
+      const fresh = freshness(routed.headers, entry === undefined ? now : bridge.changedAt(entry), now)
+      return resultOf(id, finished(bridge, shapes, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text: routed.body.toString('utf8') }] }), hints(exchange.request, [fresh], false)))
+    }
     case 404: return notFound()
     case 429:
     case 503: return errorOf(id, -32000, 'The resource cannot be read now: read it again later')

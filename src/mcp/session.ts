@@ -16,9 +16,11 @@ const INFO = 64
  */
 const SESSION_INFO = Math.ceil((2 * INFO * 6 + 20) * 4 / 3)
 
+/** A client's name or version as kept for its GPT-Actor. */
+const part = (value: unknown): string => typeof value === 'string' ? value.slice(0, INFO) : ''
+
 /** A new session id: a random id, a dot, and the client's name, version and the revision as base64url JSON. */
 export function newSession (client: JsonObject | undefined, revision: string): string {
-  const part = (value: unknown): string => typeof value === 'string' ? value.slice(0, INFO) : ''
   const info = JSON.stringify([part(client?.['name']), part(client?.['version']), revision])
   return `${randomUUID()}.${Buffer.from(info).toString('base64url')}`
 }
@@ -37,11 +39,14 @@ function sessionOf (request: FastifyRequest): readonly unknown[] | undefined {
   }
 }
 
-/** The actor a request names: its GPT-Actor header, else its session's client as `name/version`. */
-export function actorOf (request: FastifyRequest): string | undefined {
+/**
+ * The actor a request names: its GPT-Actor header, else its client as `name/version`: the one its
+ * `_meta` names (2026-07-28: `client`, null for none), else, without `client`, its session's.
+ */
+export function actorOf (request: FastifyRequest, client?: JsonObject | null): string | undefined {
   const header = request.headers['gpt-actor']
   if (typeof header === 'string') return header
-  const [name, version] = sessionOf(request) ?? []
+  const [name, version] = client === undefined ? sessionOf(request) ?? [] : [part(client?.['name']), part(client?.['version'])]
   if (typeof name !== 'string' || typeof version !== 'string' || name === '') return undefined
   return version === '' ? name : `${name}/${version}`
 }

@@ -1,5 +1,6 @@
-// Server-sent events on the bridge (MCP Streamable HTTP): the GET streams that hear of changed
-// tools, and a call's own stream when it reports progress. Each event is one JSON-RPC message.
+// Server-sent events on the bridge (MCP Streamable HTTP): the streams that hear of changed tools
+// (a GET's until 2025-11-25, a subscriptions/listen's from 2026-07-28), and a call's own stream
+// when it reports progress. Each event is one JSON-RPC message.
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 
@@ -64,13 +65,26 @@ export class CallStream {
 }
 
 /**
- * The open GET streams, told of each change of the tools. A reader that stops reading misses
+ * What one listening stream says: first; each notification as it hears it (nothing for one it did
+ * not ask for); and last, when the bridge ends it.
+ */
+export interface Listening {
+  readonly opening: string
+  readonly tell: (message: string) => string
+  readonly closing?: string
+}
+
+/** A GET stream (2025-03-26 to 2025-11-25): an opening comment, so the client's reader starts at once; each notification as it is; no end of its own. */
+export const GET_STREAM: Listening = Object.freeze({ opening: ': \n\n', tell: event })
+
+/**
+ * The open listening streams, told of each change of the tools. A reader that stops reading misses
  * nothing that matters: a change is the same news however often it is told, so a stream whose
  * buffer is full is not written again (a stalled reader holds its high-water mark, 16 KiB, at most).
  * One client holds at most a quarter of them (at least one), so it cannot keep another from hearing.
  */
 export class Listeners {
-  readonly #streams = new Set<PassThrough>()
+  readonly #streams = new Map<PassThrough, Listening>()
   readonly #byClient = new Map<string, number>()
   readonly #timer: ReturnType<typeof setInterval>
   /** The most streams one client holds. */
@@ -78,18 +92,18 @@ export class Listeners {
 
   constructor (readonly max: number, heartbeat: number) {
     this.share = Math.max(1, Math.floor(max / 4))
-    this.#timer = setInterval(() => { this.#write(': \n\n') }, heartbeat)
+    this.#timer = setInterval(() => { this.#write(() => ': \n\n') }, heartbeat)
     this.#timer.unref()
   }
 
   get size (): number { return this.#streams.size }
 
   /** A new stream on `reply` for `client` (its address), or false when `max` are open or the client holds its share. */
-  open (reply: FastifyReply, client: string): boolean {
+  open (reply: FastifyReply, client: string, listening: Listening = GET_STREAM): boolean {
     const held = this.#byClient.get(client) ?? 0
     if (this.#streams.size >= this.max || held >= this.share) return false
     const stream = openStream(reply)
-    this.#streams.add(stream)
+    this.#streams.set(stream, listening)
     this.#byClient.set(client, held + 1)
     const gone = (): void => {
       if (!this.#streams.delete(stream)) return
@@ -101,24 +115,26 @@ export class Listeners {
       gone()
       stream.end()
     })
-    stream.write(': \n\n') // an opening comment: the client's reader starts at once
+    stream.write(listening.opening)
     return true
   }
 
-  /** Tells every stream a JSON-RPC notification. */
+  /** Tells every stream a JSON-RPC notification, as each hears it. */
   notify (message: string): void {
-    this.#write(event(message))
+    this.#write((listening) => listening.tell(message))
   }
 
-  #write (text: string): void {
-    for (const stream of this.#streams) {
-      if (!stream.writableNeedDrain) stream.write(text)
+  #write (text: (listening: Listening) => string): void {
+    for (const [stream, listening] of this.#streams) {
+      const said = text(listening)
+      if (said !== '' && !stream.writableNeedDrain) stream.write(said)
     }
   }
 
+  /** Ends every stream, each with its own last words (a subscription's response: it ended gracefully). */
   close (): void {
     clearInterval(this.#timer)
-    for (const stream of this.#streams) stream.end()
+    for (const [stream, listening] of this.#streams) stream.end(listening.closing)
     this.#streams.clear()
     this.#byClient.clear()
   }

@@ -53,7 +53,7 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
   const title = titleOf(settings.title, prompt)
   const idempotent = settings.idempotency !== undefined
   const meta = { 'fastify-gpt/address': hosted.path, 'fastify-gpt/etag': edition.arrival.json.etag, ...(idempotent ? { 'fastify-gpt/idempotency': true } : {}) }
-  const output = settings.result === undefined ? undefined : outputSchema(settings.result.schema, hosted.background !== undefined)
+  const result = settings.result?.schema
   const made = new Map<Shapes, string>()
   const json = (shapes: Shapes): string => {
     let text = made.get(shapes)
@@ -65,7 +65,8 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
         ...(shapes.title && title !== undefined ? { title } : {}),
         description: describe(prompt, messages),
         inputSchema: wrapped ? wrap(form) : form,
-        ...(shapes.structured && output !== undefined ? { outputSchema: output } : {}),
+        // Until 2026-07-28 an outputSchema is an object's; from it, any schema: the result form as it is.
+        ...(shapes.structured && result !== undefined ? { outputSchema: outputSchema(result, hosted.background !== undefined, !shapes.structuredAny) } : {}),
         ...(shapes.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
         ...(shapes.icons && settings.icons !== undefined ? { icons: settings.icons } : {}),
         _meta: meta
@@ -101,14 +102,15 @@ export function wrap (form: JsonObject): JsonObject {
 
 /**
  * A tool's outputSchema: the result form, wrapped as a form is where its root is not an object
- * (structuredContent is then `{ value: result }`); with `background`, either that or a job's
- * handle, which answers an act that outlives `after` and is no result.
+ * and `objects` says an outputSchema must be one (structuredContent is then `{ value: result }`);
+ * with `background`, either that or a job's handle, which answers an act that outlives `after` and
+ * is no result.
  */
-export function outputSchema (result: JsonObject, background: boolean): JsonObject {
-  const output = result['type'] === 'object' ? result : wrap(result)
+export function outputSchema (result: JsonObject, background: boolean, objects: boolean): JsonObject {
+  const output = result['type'] === 'object' || !objects ? result : wrap(result)
   if (!background) return output
   const { $schema, moved } = nest(output, '#/anyOf/0')
-  return { ...($schema === undefined ? {} : { $schema }), type: 'object', anyOf: [moved, HANDLE_SCHEMA] }
+  return { ...($schema === undefined ? {} : { $schema }), ...(objects ? { type: 'object' } : {}), anyOf: [moved, HANDLE_SCHEMA] }
 }
 
 /** `schema` to stand at `into` under a new root: its root `$ref`s moved there, its `$schema` left for the new root. */

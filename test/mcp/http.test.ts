@@ -73,12 +73,13 @@ describe('initialize and ping', () => {
 })
 
 describe('what each request shape gets', () => {
-  it('a protocol revision it does not speak, in MCP-Protocol-Version: 400; one it speaks: answered', async () => {
+  it('a protocol revision it does not speak, in MCP-Protocol-Version: 400, UnsupportedProtocolVersionError listing those it does; one it speaks: answered', async () => {
+    const supported = ['2026-07-28', ...PROTOCOL_VERSIONS]
     const refused = await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': '2099-01-01' } })
     assert.equal(refused.status, 400)
-    assert.deepEqual(json(refused.body), error(-32600, 'Unsupported protocol version: 2099-01-01'))
+    assert.deepEqual(json(refused.body), { jsonrpc: '2.0', id: null, error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported, requested: '2099-01-01' } } })
     const long = await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': 'v'.repeat(100) } })
-    assert.deepEqual(json(long.body), error(-32600, `Unsupported protocol version: ${'v'.repeat(40)}`), 'cut to 40')
+    assert.deepEqual((json(long.body)['error'] as Record<string, unknown>)['data'], { supported, requested: 'v'.repeat(40) }, 'cut to 40')
     assert.equal((await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': '2024-11-05' } })).status, 200)
   })
 
