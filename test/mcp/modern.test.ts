@@ -132,6 +132,8 @@ describe('Streamable HTTP, "Server Validation": header fields say what the body 
     await mismatch(await post('resources/read', { uri: `${host.origin}/notes` }, `${host.origin}/list`), `Mcp-Name header value '${host.origin}/list' does not match body value '${host.origin}/notes'`)
     await mismatch(await raw(host.port, { body: body('tools/list', {}, { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' }), headers: fields('tools/list') }), 'MCP-Protocol-Version header value \'2026-07-28\' does not match body value \'2025-11-25\'')
     await mismatch(await raw(host.port, { body: body('tools/list'), headers: { 'mcp-protocol-version': undefined } }), 'the MCP-Protocol-Version header is missing')
+    const loose = await raw(host.port, { body: callText('notes', '{"note":"x","note":"y"}', META), headers: fields('tools/call', 'list') })
+    await mismatch(loose, 'Mcp-Name header value \'list\' does not match body value \'notes\'') // a call the strict parser refuses is checked as any
     const long = await post('tools/call', call, 'n'.repeat(300))
     assert.match(String(errorOf(long)['message']), new RegExp(`'${'n'.repeat(100)}\\.\\.\\.'`), 'a long value cut')
   })
