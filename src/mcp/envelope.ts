@@ -107,9 +107,8 @@ export const serverInfoMember = (serverInfo: { readonly name: string, readonly v
 /**
  * A result as 2026-07-28 sends it: `resultType` "complete" (the bridge never asks for input), the
  * server in `_meta`, and a list's or read's cache hints (src/mcp/cache.ts). `result` is one of the
- * bridge's own JSON objects, none of which has these members.
+ * bridge's own JSON objects, none of them empty and none with these members.
  */
 export function completed (result: string, serverInfo: string, hints?: string): string {
-  const members = `${hints === undefined ? '' : `${hints},`}"resultType":"complete","_meta":{${serverInfo}}`
-  return result === '{}' ? `{${members}}` : `${result.slice(0, -1)},${members}}`
+  return `${result.slice(0, -1)},${hints === undefined ? '' : `${hints},`}"resultType":"complete","_meta":{${serverInfo}}}`
 }
