@@ -5,6 +5,7 @@ import { prefers } from '../address/negotiate.ts'
 import type { Settings } from '../address/options.ts'
 import { LATE, outsideProtocol, Pipeline, readValue, refusedBody, type ActInput, type Outcome } from '../address/pipeline.ts'
 import { addVary, notModified } from '../fields.ts'
+import { catalogOn } from '../hosts.ts'
 import { CONTROL_FORMS, jobArrival, jobPage } from './arrival.ts'
 import { cursorOf, framingFor, type Framing } from './framing.ts'
 import type { JobEvent } from './job.ts'
@@ -99,6 +100,9 @@ function jobRoutes (settings: Settings, background: BackgroundSettings, source: 
     reply.header('cache-control', 'private, no-cache').header('etag', etag)
     addVary(reply)
     if (!job.done) reply.header('retry-after', poll)
+    // RFC 9727 §3: a job's arrival names the host's API catalog, as its address's does.
+    const catalog = catalogOn(request.server.server)
+    if (catalog !== undefined) reply.header('link', catalog)
     const held = notModified(request.headers['if-none-match'], etag)
     if (held !== undefined) return reply.code(304).header('etag', held).send()
     if (!page) return reply.header('content-type', JSON_TYPE).send(arrival.body)

@@ -274,6 +274,25 @@ describe('RFC 9727 §3: every arrival of the host names the catalog', () => {
     assert.equal((await withIt.app.inject('/')).headers.link, CATALOG_LINK)
     await Promise.all([without.app.close(), withIt.app.close()])
   })
+
+  it('a job address\'s arrival names it too, in JSON, as a page and in a 304, only where the catalog is registered', async () => {
+    for (const withCatalog of [false, true]) {
+      let finish = (): void => {}
+      const app = await ready(async (app) => {
+        if (withCatalog) await app.register(catalog)
+        await app.register(gpt, address('/slow', 'A slow board.', { background: { after: 1 }, act: () => new Promise<object>((resolve) => { finish = () => { resolve({ done: true }) } }) }))
+      })
+      const handed = await app.inject({ method: 'POST', url: '/slow', payload: { note: 'a' } })
+      const href = (handed.json<{ href: string }>()).href
+      const job = await app.inject(href)
+      const page = await app.inject({ url: href, headers: { accept: 'text/html' } })
+      const held = await app.inject({ url: href, headers: { 'if-none-match': String(job.headers.etag) } })
+      assert.deepEqual([job.statusCode, page.statusCode, held.statusCode], [200, 200, 304])
+      for (const reply of [job, page, held]) assert.equal(reply.headers.link, withCatalog ? CATALOG_LINK : undefined)
+      finish()
+      await app.close()
+    }
+  })
 })
 
 describe('options: named errors at registration, and at ready for the routes they name', () => {
