@@ -21,6 +21,8 @@ export interface Entry {
   readonly progress: ((value: unknown) => void) | undefined
   /** Refused before it could be a body (arguments not where the tool puts one): answered as a refusal. */
   readonly refused: Refused | undefined
+  /** Hand off to a job at once, as `Prefer: respond-async` asks over HTTP: a call made a task (MCP 2025-11-25). */
+  readonly async: boolean
 }
 
 /** An entry on its way through the route: `answered` once the address (not a host's hook) answers it. */

@@ -20,6 +20,10 @@ export interface Installed {
 export interface Backgrounded {
   /** The job addresses' prefix, `<address>/jobs`. */
   readonly base: string
+  /** ms suggested between two looks at a running job (`poll`). */
+  readonly poll: number
+  /** ms a finished job is kept (`keep`). */
+  readonly keep: number
 }
 
 /**
@@ -42,7 +46,7 @@ export async function installJobs (instance: FastifyInstance, settings: Settings
   await installJobRoutes(instance, settings, background, source)
   return {
     act: backgroundAct(settings, background, store, door),
-    background: Object.freeze({ base: jobsPath(settings.path) })
+    background: Object.freeze({ base: jobsPath(settings.path), poll: background.poll, keep: background.keep })
   }
 }
 

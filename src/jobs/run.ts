@@ -82,7 +82,7 @@ export function backgroundAct (settings: Settings, background: BackgroundSetting
     // A way in by the door (an MCP call) waits `after` and hears the act's progress itself.
     const entry = door.entryOf(request)
     const prefer = preferences(entry === undefined ? request.headers.prefer : undefined)
-    const wait = prefer.async ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
+    const wait = prefer.async || entry?.async === true ? 0 : Math.min(background.after, prefer.wait ?? Infinity)
     const answer = (ran: Ran): unknown => {
       if (ran.kind === 'value') return ran.value
       if (ran.kind === 'job') return handle(ran.href, reply, prefer.async)

@@ -63,10 +63,28 @@ export interface Call {
 }
 
 export async function callTool (host: FastifyInstance, call: Call, request: FastifyRequest): Promise<Answer> {
+  const reached = await reach(host, call, request, false)
+  return 'routed' in reached ? answerOf(reached.routed, call) : reached
+}
+
+/**
+ * A task-augmented call (MCP 2025-11-25, "Tasks"): its POST hands off at once (as
+ * `Prefer: respond-async` asks over HTTP), and a job's handle is the task, named by its job address. An act
+ * refused, or answered before its hand-off, is answered as the call would be.
+ */
+export async function callAsTask (host: FastifyInstance, call: Call, request: FastifyRequest): Promise<Answer | { readonly job: string }> {
+  const reached = await reach(host, call, request, true)
+  if (!('routed' in reached)) return reached
+  const job = reached.routed.status === 200 ? jobOf(header(reached.routed.headers, 'link'), call.hosted) : undefined
+  return job === undefined ? answerOf(reached.routed, call) : { job }
+}
+
+/** The POST's answer where the address's door answered it, else what the call comes to without it. */
+async function reach (host: FastifyInstance, call: Call, request: FastifyRequest, async: boolean): Promise<{ readonly routed: Routed } | Answer> {
   const { hosted } = call
   const refused = call.parsed ? argumentsRefused(call) : undefined
   const door = hosted.door
-  const token = door.open({ via: 'mcp', actor: call.actor, progress: call.progress, refused })
+  const token = door.open({ via: 'mcp', actor: call.actor, progress: call.progress, refused, async })
   let routed: Routed | undefined
   let answered: boolean
   try {
@@ -83,7 +101,7 @@ export async function callTool (host: FastifyInstance, call: Call, request: Fast
   }
   if (routed === undefined) return { status: 503, retryAfter: 1 } // the host is closing
   if (!answered) return { host: routed }
-  return answerOf(routed, call)
+  return { routed }
 }
 
 /** Why the arguments are not where the tool puts a body, if they are not. */
@@ -154,7 +172,11 @@ function resultOf (routed: Routed, call: Call): string {
   const job = jobOf(header(routed.headers, 'link'), hosted)
   // A URI, as the resource_link's must be: an address's path may hold a space or a letter past ASCII.
   if (job !== undefined) return jobResult(handleBody(origin + urlOf(job)), shapes)
-  const payload = routed.body.toString('utf8')
+  return actResult(routed.body.toString('utf8'), tool, shapes)
+}
+
+/** An act's result (its JSON text) as a tool's, as resultOf says. */
+export function actResult (payload: string, tool: Tool, shapes: Shapes): string {
   const text = `{"content":[{"type":"text","text":${JSON.stringify(payload)}}]`
   const structured = !shapes.structured
     ? undefined

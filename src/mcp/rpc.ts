@@ -4,15 +4,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
-import { callTool, type Answer } from './call.ts'
+import { callAsTask, callTool, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { freshness, hints, STEADY, type Fresh } from './cache.ts'
 import { route, urlOf, type Routed } from './enter.ts'
 import { completed } from './envelope.ts'
 import { errorOf, INVALID_PARAMS, INVALID_REQUEST, isId, JSON_TYPE, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, resultOf, type Id } from './jsonrpc.ts'
-import { MODERN_VERSIONS, PROTOCOL_VERSIONS, type Shapes } from './revision.ts'
+import { MODERN_VERSIONS, PROTOCOL_VERSIONS, shapesOf, type Shapes } from './revision.ts'
 import { actorOf, newSession } from './session.ts'
 import { CallStream, event, openStream, type Listening } from './stream.ts'
+import { asksTask, cancelTask, createdTask, getTask, TASKS_CAPABILITY, taskResult } from './tasks.ts'
 
 /** What answering one request needs besides the bridge: the HTTP exchange, the request's bytes, and what it speaks. */
 export interface Exchange {
@@ -75,7 +76,8 @@ export const NOT_OFFERED: ReadonlyMap<string, string> = new Map([
   ['prompts/list', 'an address\'s p and m are its tool\'s description'],
   ['prompts/get', 'an address\'s p and m are its tool\'s description'],
   ['resources/subscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again'],
-  ['resources/unsubscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again']
+  ['resources/unsubscribe', 'a changed tool is told by notifications/tools/list_changed: read its resource again'],
+  ['tasks/list', 'a task\'s id is its job address, a capability: a task is found only by who holds its id']
 ])
 
 /**
@@ -108,6 +110,9 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
     case 'resources/read': return await read(bridge, exchange, id, params)
+    case 'tasks/get': return shapes.tasks ? await getTask(bridge, exchange.request, id, params) : notFound(id, method, shapes, undefined)
+    case 'tasks/result': return shapes.tasks ? await taskResult(bridge, exchange.request, id, params, shapes) : notFound(id, method, shapes, undefined)
+    case 'tasks/cancel': return shapes.tasks ? await cancelTask(bridge, exchange.request, id, params) : notFound(id, method, shapes, undefined)
     default: return notFound(id, method, shapes, NOT_OFFERED.get(method))
   }
 }
@@ -141,7 +146,7 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
   reply.header('mcp-session-id', newSession(isObject(client) ? client : undefined, protocolVersion))
   return JSON.stringify({
     protocolVersion,
-    capabilities: CAPABILITIES,
+    capabilities: shapesOf(protocolVersion).tasks ? { ...CAPABILITIES, tasks: TASKS_CAPABILITY } : CAPABILITIES,
     serverInfo: bridge.serverInfo,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })
@@ -196,6 +201,9 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   const name = params['name']
   const entry = typeof name === 'string' ? bridge.named(name) : undefined
   if (entry === undefined) return errorOf(id, INVALID_PARAMS, `Unknown tool: ${String(name).slice(0, 128)}`)
+  const task = exchange.shapes.tasks && asksTask(params)
+  // 2025-11-25, "Tool-Level Negotiation": a tool without taskSupport called as a task is -32601.
+  if (task && entry.hosted.background === undefined) return errorOf(id, METHOD_NOT_FOUND, `Method not found: tools/call as a task (the tool ${entry.name} has no task support)`)
   const meta = isObject(params['_meta']) ? params['_meta'] : undefined
   const token = meta?.['progressToken']
   const ifMatch = meta?.['fastify-gpt/if-match']
@@ -203,7 +211,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   // Progress goes on the call's own stream, opened with the first value (a quick act answers in JSON).
   let stream: CallStream | undefined
   let count = 0
-  const streams = !exchange.batched && isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
+  const streams = !task && !exchange.batched && isId(token) && entry.hosted.background !== undefined && accepts(request, 'text/event-stream')
   const progress = !streams
     ? undefined
     : (value: unknown): void => {
@@ -211,7 +219,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
         const message = (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, MESSAGE)
         stream.progress(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: ++count, message } })))
       }
-  const answered: Answer = await callTool(bridge.host, {
+  const facts = {
     hosted: entry.hosted,
     tool: bridge.tool(entry),
     bytes: exchange.bytes,
@@ -224,7 +232,12 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     // A `_meta` key that is no string is a malformed key (its empty field), never a fall back to the header.
     idempotencyKey: key === undefined ? request.headers[IDEMPOTENCY_KEY] : typeof key === 'string' ? key : '',
     shapes: exchange.shapes
-  }, request)
+  }
+  if (task) {
+    const tasked = await callAsTask(bridge.host, facts, request)
+    return 'job' in tasked ? await createdTask(bridge, request, id, tasked.job) : responseOf(id, tasked)
+  }
+  const answered: Answer = await callTool(bridge.host, facts, request)
   return responseOf(id, finishedAnswer(bridge, exchange.shapes, answered), stream)
 }
 

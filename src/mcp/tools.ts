@@ -69,6 +69,8 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
         ...(shapes.structured && result !== undefined ? { outputSchema: outputSchema(result, hosted.background !== undefined, !shapes.structuredAny) } : {}),
         ...(shapes.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
         ...(shapes.icons && settings.icons !== undefined ? { icons: settings.icons } : {}),
+        // 2025-11-25, "Tool-Level Negotiation": a call may be a task, whose task is the job.
+        ...(shapes.tasks && hosted.background !== undefined ? { execution: { taskSupport: 'optional' } } : {}),
         _meta: meta
       })
       made.set(shapes, text)

@@ -15,6 +15,17 @@ export function gate<T = void> (): Gate<T> {
   return { promise, open, fail }
 }
 
+/** A gate per name, made when first asked for; `all` holds every one made. */
+export function gatesByName (): { readonly gateOf: (name: string) => Gate, readonly all: Map<string, Gate> } {
+  const all = new Map<string, Gate>()
+  const gateOf = (name: string): Gate => {
+    let made = all.get(name)
+    if (made === undefined) all.set(name, made = gate())
+    return made
+  }
+  return { gateOf, all }
+}
+
 export const stepsForm = {
   type: 'object',
   properties: { steps: { type: 'integer', minimum: 0, maximum: 100 } },

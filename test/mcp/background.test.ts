@@ -7,7 +7,7 @@ import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/t
 import gpt, { type GptOptions } from '../../src/index.ts'
 import { FAILED } from '../../src/mcp/call.ts'
 import { bridged, callText, events, eventually, raw, resultText, type Bridged } from './bridge-host.ts'
-import { gate, type Gate } from '../helpers/jobs.ts'
+import { gatesByName } from '../helpers/jobs.ts'
 
 const form = {
   type: 'object',
@@ -25,12 +25,7 @@ const form = {
 interface Body { id: string, steps?: number, say?: unknown, fail?: boolean, status?: number }
 
 /** A gate per call id: the act waits on it after its steps, unless the id starts with "quick". */
-const gates = new Map<string, Gate>()
-const gateOf = (id: string): Gate => {
-  let g = gates.get(id)
-  if (g === undefined) gates.set(id, g = gate())
-  return g
-}
+const { gateOf, all: gates } = gatesByName()
 
 let host: Bridged
 

@@ -147,7 +147,7 @@ describe('what each request shape gets', () => {
       assert.ok(listed.includes(`\`${method}\``), `docs/mcp.md's "Protocol revisions" says ${method} is not offered`)
     }
     const client = await host.connect()
-    assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true }, resources: {} })
+    assert.deepEqual(client.getServerCapabilities(), { tools: { listChanged: true }, resources: {}, tasks: { cancel: {}, requests: { tools: { call: {} } } } })
     await assert.rejects(client.setLoggingLevel('info'), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32601)
     await assert.rejects(client.complete({ ref: { type: 'ref/prompt', name: 'x' }, argument: { name: 'a', value: 'b' } }), (thrown: unknown) => thrown instanceof McpError && thrown.code === -32601)
   })
