@@ -36,18 +36,19 @@ const cache = new WeakMap<Job, JobArrival & { version: number }>()
 
 /**
  * The arrival of a job address (draft §3.2): p, m and s, then advisory members (`status`,
- * `progress`, `result`, `expires`, `events`) a client may ignore. Built from the job's state alone,
+ * `started`, `progress`, `result`, `expires`, `events`) a client may ignore. Built from the job's state alone,
  * never from who asks (draft §3.2), once per change of state.
  */
 export function jobArrival (job: Job, address: string, href: string, poll: number): JobArrival {
   const cached = cache.get(job)
   if (cached !== undefined && cached.version === job.version) return cached
-  const since = `An act posted to ${address} at ${new Date(job.started).toISOString()}`
+  const started = new Date(job.started).toISOString()
+  const since = `An act posted to ${address} at ${started}`
   const expires = job.expires === undefined ? undefined : new Date(job.expires).toISOString()
   const p = `${since} ${PROMPTS[job.status](Math.ceil(poll / 1000), expires ?? '')}`
   const m = job.last(MESSAGES).map((event) => ({ role: 'assistant', content: event.message }))
   const s = job.done ? CONTROL_FORMS.done : CONTROL_FORMS.working
-  let body = `{"p":${JSON.stringify(p)},"m":${JSON.stringify(m)},"s":${JSON.stringify(s)},"status":"${job.status}"`
+  let body = `{"p":${JSON.stringify(p)},"m":${JSON.stringify(m)},"s":${JSON.stringify(s)},"status":"${job.status}","started":"${started}"`
   if (job.progressed !== undefined) body += `,"progress":${job.progressed}`
   if (job.result !== undefined) body += `,"result":${job.result}`
   if (expires !== undefined) body += `,"expires":"${expires}"`

@@ -43,9 +43,6 @@ async function readJob (bridge: Bridge, request: FastifyRequest, id: Id, taskId:
 
 const notFound = (id: Id): string => errorOf(id, INVALID_PARAMS, 'Failed to retrieve task: Task not found')
 
-/** When the act was posted: the time its job's p names (src/jobs/arrival.ts), the job's own start. */
-const STARTED = / at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) /
-
 /**
  * A job as a Task: its status as it is (the job's four are the task's but input_required), made
  * when the act was posted, updated when it ended (its expiry less `keep`) or, while it works, as
@@ -54,7 +51,7 @@ const STARTED = / at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) /
  */
 export function taskOf (taskId: string, job: JsonObject, entry: Entry, now = Date.now()): JsonObject {
   const background = entry.hosted.background as Backgrounded
-  const created = Date.parse(STARTED.exec(String(job['p']))?.[1] as string)
+  const created = Date.parse(String(job['started']))
   const expires = typeof job['expires'] === 'string' ? Date.parse(job['expires']) : undefined
   return {
     taskId,
