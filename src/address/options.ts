@@ -185,9 +185,9 @@ interface CommonOptions<F> {
 export interface IdempotencyOptions {
   /** Milliseconds an act's answer is kept for a retry, from the act's end. Default 86400000 (24 hours). */
   keep?: number
-  /** Keys held at once in this process, running or kept, one client at most a quarter; past it, 503. Default 10000. Without `share` only. */
+  /** Keys held at once, running or kept (with `share`, in Redis across every instance), one client at most a quarter; past it, 503. Default 10000. */
   maxKeys?: number
-  /** Bytes of kept answers held at once in this process, one client at most a quarter; past it, 503. Default 134217728 (128 MiB). Without `share` only. */
+  /** Bytes of kept answers held at once (with `share`, in Redis across every instance), one client at most a quarter; past it, 503. Default 134217728 (128 MiB). */
   maxBytes?: number
   /** With `share`: milliseconds a running act's key outlives the last sign of life of its process. Default 10000. */
   lease?: number
@@ -226,9 +226,9 @@ export interface BackgroundSettings {
 export interface IdempotencySettings {
   /** Milliseconds an answer is kept from its act's end. */
   readonly keep: number
-  /** Keys held at once in this process (running or kept). */
+  /** Keys an address holds at once (running or kept), in this process or, with `share`, in Redis. */
   readonly maxKeys: number
-  /** Bytes of kept answers held at once in this process. */
+  /** Bytes of kept answers an address holds at once, in this process or, with `share`, in Redis. */
   readonly maxBytes: number
   /** With `share`: milliseconds a running act's claim outlives the last sign of life of its process. */
   readonly lease: number

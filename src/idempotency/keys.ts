@@ -32,7 +32,7 @@ export interface Keys {
 export type { IdempotencySettings }
 
 /** A client's share of a bound: a quarter, at least one. */
-const share = (bound: number): number => Math.max(1, Math.floor(bound / 4))
+export const clientShare = (bound: number): number => Math.max(1, Math.floor(bound / 4))
 
 /** Seconds to wait before asking again about a key whose act is running. */
 export const RUNNING_RETRY = 1
@@ -47,8 +47,8 @@ interface Entry {
   expires: number
 }
 
-/** What one client holds: keys (running or kept) and bytes of kept answers. */
-interface Held { keys: number, bytes: number }
+/** What one client holds: keys (running or kept), bytes of kept answers, and its kept answers in the order they expire. */
+interface Held { keys: number, bytes: number, readonly kept: Map<string, Entry> }
 
 /** An answer's size as held: its body and its header fields. */
 export function sizeOf (kept: Kept): number {
@@ -84,10 +84,11 @@ export class LocalKeys implements Keys {
     }
     // One client holds at most a quarter of the keys and of the bytes: it cannot refuse another's.
     const { maxKeys, maxBytes } = this.#settings
-    const held = this.#clients.get(client) ?? { keys: 0, bytes: 0 }
-    if (this.#entries.size >= maxKeys || this.#bytes >= maxBytes || held.keys >= share(maxKeys) || held.bytes >= share(maxBytes)) {
-      return { kind: 'full', retryAfter: this.#retryAfter() }
-    }
+    const held = this.#clients.get(client) ?? { keys: 0, bytes: 0, kept: new Map() }
+    const full = this.#entries.size >= maxKeys || this.#bytes >= maxBytes
+    const mine = held.keys >= clientShare(maxKeys) || held.bytes >= clientShare(maxBytes)
+    // a place frees when the oldest kept answer of what is full goes: the address's, or the client's
+    if (full || mine) return { kind: 'full', retryAfter: Math.max(full ? this.#retryAfter(this.#kept) : 0, mine ? this.#retryAfter(held.kept) : 0) }
     const claimed: Entry = { fingerprint, client, kept: undefined, bytes: 0, expires: Infinity }
     this.#entries.set(key, claimed)
     held.keys++
@@ -103,6 +104,7 @@ export class LocalKeys implements Keys {
           this.#count(claimed, sizeOf(kept))
           claimed.expires = this.#now() + this.#settings.keep
           this.#kept.set(key, claimed)
+          held.kept.set(key, claimed)
         },
         amend: (kept) => {
           if (claimed.kept === undefined || this.#entries.get(key) !== claimed) return
@@ -134,6 +136,7 @@ export class LocalKeys implements Keys {
     if (held === undefined) return
     held.keys--
     held.bytes -= entry.bytes
+    held.kept.delete(key)
     if (held.keys === 0) this.#clients.delete(entry.client)
   }
 
@@ -158,9 +161,9 @@ export class LocalKeys implements Keys {
     }
   }
 
-  /** Seconds until the oldest kept answer goes (and makes room), at least 1. */
-  #retryAfter (): number {
-    const oldest = this.#kept.values().next()
+  /** Seconds until the oldest of `kept` goes (and makes room), at least 1. */
+  #retryAfter (kept: ReadonlyMap<string, Entry>): number {
+    const oldest = kept.values().next()
     return oldest.done === true ? RUNNING_RETRY : Math.max(1, Math.ceil((oldest.value.expires - this.#now()) / 1000))
   }
 }

@@ -13,6 +13,8 @@ export const DEFAULT_IDEMPOTENCY: IdempotencySettings = Object.freeze({
 /**
  * `true` or an object of known members, each a positive integer (`keep` and `lease` delays at most
  * what setTimeout keeps); anything else throws a named error. `undefined` or `false`: off.
+ * `maxKeys` and `maxBytes` bound an address's keys wherever they live: in this process, or with
+ * `share` in Redis across every instance (one client at most a quarter of each, either way).
  */
 export function resolveIdempotency (value: unknown, path: string): IdempotencySettings | undefined {
   if (value === undefined || value === false) return undefined

@@ -2,69 +2,91 @@
 // answered and freed by Lua scripts, each one atomic step, so that of two instances claiming one
 // key at once exactly one runs the act. A running claim carries a lease its process renews; a
 // claim whose lease lapsed (its process died mid-act) reads as the LOST answer, since the act may
-// have run, and is never run again.
+// have run, and is never run again. Each script keeps the address's ledger (ledger.ts) in the same
+// step, so that the keys are bounded as in one process: maxKeys, maxBytes, a client's quarter.
 import { randomUUID } from 'node:crypto'
 import type { SharedRedis } from '../store/share.ts'
 import { UNKEPT as LOST, type Ticket } from '../address/guard.ts'
 import { LATE, within } from '../address/settle.ts'
-import { RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
+import { clientShare, RUNNING_RETRY, type Claim, type IdempotencySettings, type Keys, type Kept } from './keys.ts'
+import { LEDGER, ledgerKeys } from './ledger.ts'
 
 // Redis's clock, so that every instance reads a lease by one clock.
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `
-// KEYS: the key's hash, the store's epoch. ARGV: fingerprint, owner, lease, keep, the lost answer.
-// Answers {'claimed'}, {'mismatch'}, {'done', answer}, {'running', ms left of the lease}, or
+// KEYS: the key's hash, ledgerKeys, the store's epoch. ARGV: the prefix, fingerprint, owner, lease,
+// keep, the lost answer, the client, maxKeys, maxBytes and the client's quarter of each.
+// Answers {'claimed'}, {'mismatch'}, {'done', answer}, {'running', ms left of the lease},
+// {'full', ms until a place frees} (the address's, or the client's, whichever it lacks), or
 // {'away', ms}: the epoch is gone, so Redis lost its keys while instances ran (a restart without
 // persistence, FLUSHALL, a failover): for one lease no key is claimed anew, while each running act
 // writes its claim back as it renews it, and a retry of one is never taken for a new key.
-const CLAIM = `${NOW}
-local key, epoch, fingerprint, owner, lease, keep, lost = KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+const CLAIM = `${NOW}${LEDGER}
+local epoch, fingerprint, owner, lease, keep, lost, client = KEYS[7], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
+trim(ledger, now)
+trim(mine, now)
 local grace = redis.call('GET', epoch)
 if not grace then
   grace = now + lease
   redis.call('SET', epoch, grace)
 end
-local stored = redis.call('HMGET', key, 'fingerprint', 'answer', 'until')
+local stored = redis.call('HMGET', hash, 'fingerprint', 'answer', 'until')
 if not stored[1] then
   local left = tonumber(grace) - now
   if left > 0 then return {'away', left} end
-  redis.call('HSET', key, 'fingerprint', fingerprint, 'owner', owner, 'until', now + lease)
-  redis.call('PEXPIRE', key, keep + lease)
+  local function oldest (set) return tonumber(redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')[2] or now) - now end
+  local wait
+  if redis.call('ZCOUNT', ledger, now, '+inf') >= tonumber(ARGV[8]) or tonumber(redis.call('GET', total) or 0) >= tonumber(ARGV[9]) then wait = oldest(ledger) end
+  if redis.call('ZCOUNT', mine, now, '+inf') >= tonumber(ARGV[10]) or tonumber(redis.call('HGET', held, client) or 0) >= tonumber(ARGV[11]) then wait = math.max(wait or 0, oldest(mine)) end
+  if wait then return {'full', math.max(wait, 0)} end
+  redis.call('HSET', hash, 'fingerprint', fingerprint, 'owner', owner, 'until', now + lease)
+  redis.call('PEXPIREAT', hash, now + keep + lease)
+  hold(client, 0, now + keep + lease)
   return {'claimed'}
 end
 if stored[1] ~= fingerprint then return {'mismatch'} end
 if stored[2] then return {'done', stored[2]} end
 local left = tonumber(stored[3]) - now
 if left > 0 then return {'running', left} end
-redis.call('HSET', key, 'answer', lost)
-redis.call('HDEL', key, 'owner')
-redis.call('PEXPIRE', key, keep)
+redis.call('HSET', hash, 'answer', lost)
+redis.call('HDEL', hash, 'owner')
+redis.call('PEXPIREAT', hash, now + keep)
+hold(holderOf(member) or client, #lost, now + keep)
 return {'done', lost}`
 
-// KEYS: the key's hash. ARGV: owner, fingerprint, then a lease and the hash's time to live (renew)
-// or an answer and keep (answer), or nothing (free). Only the claim's owner may, and only while its
-// act runs; a claim Redis lost (the hash gone) is written back by its owner, never left for another.
-const RENEW = `${NOW}
-local owner = redis.call('HGET', KEYS[1], 'owner')
-if owner and owner ~= ARGV[1] then return 0 end
-if not owner and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'owner', ARGV[1], 'until', now + tonumber(ARGV[3]))
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+// KEYS: the key's hash, ledgerKeys. ARGV: the prefix, the client, owner, fingerprint, then a lease
+// and keep (renew), or an answer and keep (answer), or nothing (free). Only the claim's owner may,
+// and only while its act runs; a claim Redis lost (the hash gone) is written back by its owner,
+// never left for another. Each keeps the key's ledger entry: a running act's holds no bytes.
+const OWNED = `local owner = redis.call('HGET', hash, 'owner')
+if owner and owner ~= ARGV[3] then return 0 end
+if not owner and redis.call('EXISTS', hash) == 1 then return 0 end
+`
+const RENEW = `${NOW}${LEDGER}${OWNED}
+local at = now + tonumber(ARGV[5]) + tonumber(ARGV[6])
+redis.call('HSET', hash, 'fingerprint', ARGV[4], 'owner', ARGV[3], 'until', now + tonumber(ARGV[5]))
+redis.call('PEXPIREAT', hash, at)
+hold(ARGV[2], 0, at)
 return 1`
-const ANSWER = `local owner = redis.call('HGET', KEYS[1], 'owner')
-if owner and owner ~= ARGV[1] then return 0 end
-if not owner and redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'fingerprint', ARGV[2], 'answer', ARGV[3])
-redis.call('HDEL', KEYS[1], 'owner')
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
+const ANSWER = `${NOW}${LEDGER}${OWNED}
+local at = now + tonumber(ARGV[6])
+redis.call('HSET', hash, 'fingerprint', ARGV[4], 'answer', ARGV[5])
+redis.call('HDEL', hash, 'owner')
+redis.call('PEXPIREAT', hash, at)
+hold(ARGV[2], #ARGV[5], at)
 return 1`
-// KEYS: the key's hash. ARGV: fingerprint, the answer that replaces the kept one (its time to live kept).
-const AMEND = `if redis.call('HGET', KEYS[1], 'fingerprint') ~= ARGV[1] or redis.call('HEXISTS', KEYS[1], 'answer') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'answer', ARGV[2])
+// KEYS: the key's hash, ledgerKeys. ARGV: the prefix, the client, fingerprint, the answer that
+// replaces the kept one (its time to live kept, and its holder).
+const AMEND = `${NOW}${LEDGER}
+if redis.call('HGET', hash, 'fingerprint') ~= ARGV[3] or redis.call('HEXISTS', hash, 'answer') == 0 then return 0 end
+redis.call('HSET', hash, 'answer', ARGV[4])
+hold(holderOf(member) or ARGV[2], #ARGV[4], tonumber(redis.call('ZSCORE', ledger, member)) or now + redis.call('PTTL', hash))
 return 1`
-const FREE = `if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`
+const FREE = `${LEDGER}
+if redis.call('HGET', hash, 'owner') ~= ARGV[3] then return 0 end
+forget(member)
+return redis.call('DEL', hash)`
 // KEYS: the store's epoch, set where there is none when an instance starts (a store new to its
 // keys, not one that lost them).
 const EPOCH = `if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('SET', KEYS[1], 0) end
@@ -115,19 +137,21 @@ export class SharedKeys implements Keys {
     this.#epoch = `${prefix}epoch`
   }
 
-  async claim (key: string, fingerprint: string, _client: string): Promise<Claim> {
+  async claim (key: string, fingerprint: string, client: string): Promise<Claim> {
     const id = this.#prefix + key
     const owner = randomUUID()
-    const { keep, lease } = this.#settings
+    const { keep, lease, maxKeys, maxBytes } = this.#settings
+    const keys = [id, ...ledgerKeys(this.#prefix, client)]
     // A claim that lands after the deadline has no process to renew it: its lease lapses, and it
     // reads as the LOST answer, so the act is never run for it.
-    const reply = await ask(this.#redis.eval(CLAIM, 2, id, this.#epoch, fingerprint, owner, lease, keep, this.#lost))
+    const reply = await ask(this.#redis.eval(CLAIM, 7, ...keys, this.#epoch, this.#prefix, fingerprint, owner, lease, keep, this.#lost, client,
+      maxKeys, maxBytes, clientShare(maxKeys), clientShare(maxBytes)))
     if (reply === AWAY) return { kind: 'away', retryAfter: AWAY_RETRY }
     const [kind, value] = reply as [string, string | number | undefined]
     if (kind === 'mismatch') return { kind }
-    if (kind === 'running' || kind === 'away') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
+    if (kind === 'running' || kind === 'away' || kind === 'full') return { kind, retryAfter: Math.max(RUNNING_RETRY, Math.ceil(Number(value) / 1000)) }
     if (kind === 'done') return { kind, kept: keptOf(String(value)) }
-    return { kind: 'claimed', ticket: this.#ticket(id, owner, fingerprint) }
+    return { kind: 'claimed', ticket: this.#ticket(keys, client, owner, fingerprint) }
   }
 
   /**
@@ -153,9 +177,10 @@ export class SharedKeys implements Keys {
   }
 
   /** The claim's owner: its lease renewed (its claim written back, were it lost) every third of it until the act is answered. */
-  #ticket (id: string, owner: string, fingerprint: string): Ticket {
+  #ticket (keys: readonly string[], client: string, owner: string, fingerprint: string): Ticket {
     const { keep, lease } = this.#settings
-    const renew = setInterval(() => { this.#redis.eval(RENEW, 1, id, owner, fingerprint, lease, keep + lease).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
+    const call = (script: string, ...args: (string | number)[]): Promise<unknown> => this.#redis.eval(script, keys.length, ...keys, this.#prefix, client, ...args)
+    const renew = setInterval(() => { call(RENEW, owner, fingerprint, lease, keep).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
     renew.unref()
     this.#renewing.add(renew)
     let told = false
@@ -164,14 +189,14 @@ export class SharedKeys implements Keys {
       told = true
       clearInterval(renew)
       this.#renewing.delete(renew)
-      this.#redis.eval(script, 1, id, owner, ...args).then((done) => {
+      call(script, owner, ...args).then((done) => {
         if (done !== 1) this.#warn('gpt: an idempotency key\'s lease lapsed before its act was answered; retries get 500')
       }, () => { this.#warn('gpt: an idempotency key\'s answer was not stored: Redis is away; retries get 500 once its lease lapses') })
     }
     return {
       done: (kept) => { end(ANSWER, fingerprint, JSON.stringify(kept), keep) },
       amend: (kept) => {
-        this.#redis.eval(AMEND, 1, id, fingerprint, JSON.stringify(kept)).catch(() => { this.#warn('gpt: an idempotency key\'s job result was not stored: Redis is away; retries get its handle') })
+        call(AMEND, fingerprint, JSON.stringify(kept)).catch(() => { this.#warn('gpt: an idempotency key\'s job result was not stored: Redis is away; retries get its handle') })
       },
       free: () => { end(FREE) }
     }

@@ -213,6 +213,26 @@ describe('an address with idempotency', () => {
     await longForm.app.close()
   })
 
+  it('tells a client past its share when its own oldest kept answer goes, not another client\'s', async () => {
+    const { LocalKeys } = await import('../../src/idempotency/keys.ts')
+    let now = 0
+    const keys = new LocalKeys({ keep: 60_000, maxKeys: 8, maxBytes: 1_000_000, lease: 10_000 }, () => now)
+    const keep = (client: string, key: string): void => {
+      const claim = keys.claim(key, 'x', client)
+      assert.equal(claim.kind, 'claimed')
+      if (claim.kind === 'claimed') claim.ticket.done({ status: 200, headers: {}, body: '{}' })
+    }
+    keep('other', 'o') // goes at 60 s
+    now = 30_000
+    keep('flood', 'f1') // goes at 90 s
+    keep('flood', 'f2')
+    assert.deepEqual(keys.claim('f3', 'x', 'flood'), { kind: 'full', retryAfter: 60 }, 'a quarter of 8 is 2; its oldest goes in 60 s')
+    now = 60_000
+    assert.deepEqual(keys.claim('f3', 'x', 'flood'), { kind: 'full', retryAfter: 30 })
+    now = 90_000
+    assert.equal(keys.claim('f3', 'x', 'flood').kind, 'claimed')
+  })
+
   it('keeps the outcome of a job that ended before its handle was kept (an amend before the answer)', async () => {
     const { installIdempotency } = await import('../../src/idempotency/index.ts')
     const { DEFAULT_IDEMPOTENCY } = await import('../../src/idempotency/option.ts')

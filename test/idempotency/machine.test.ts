@@ -105,16 +105,16 @@ describe('the keys\' state machine against a model', () => {
     }
     after(async () => { await redis.stop() })
 
-    it('claim, keep, replay, conflict and free, each one atomic step of a script', async () => {
+    it('claim, keep, replay, conflict, free and full, each one atomic step of a script', async () => {
       const client = await ready()
-      const keys = new SharedKeys(client, 'machine:', { keep: 60_000, maxKeys: 1, maxBytes: 1_000_000, lease: 10_000 }, () => {})
-      await keys.start() // a store new to these keys, as an instance marks it when it starts
       let round = 0
       await fc.assert(fc.asyncProperty(moves(false), async (run) => {
-        // keys of their own each run; Redis holds any number, so the model never fills
-        await play(keys, new Model(60_000, Infinity), run, `r${++round}:`, () => {})
+        // an address of its own each run: its keys and its ledger, bounded as in this process
+        const keys = new SharedKeys(client, `machine:r${++round}:`, { keep: 60_000, maxKeys: 2, maxBytes: 1_000_000, lease: 10_000 }, () => {})
+        await keys.start() // a store new to these keys, as an instance marks it when it starts
+        await play(keys, new Model(60_000, 2), run, '', () => {})
+        await keys.close()
       }), { numRuns: 100, seed: 20261203 })
-      await keys.close()
     })
 
     it('reads a claim whose lease lapsed (its process gone mid-act) as a bare 500, never free to run again', async () => {
