@@ -176,22 +176,36 @@ export class SharedKeys implements Keys {
     return storedFingerprint === fingerprint && typeof answer === 'string' ? keptOf(answer) : undefined
   }
 
-  /** The claim's owner: its lease renewed (its claim written back, were it lost) every third of it until the act is answered. */
+  /**
+   * The claim's owner: its lease renewed (its claim written back, were it lost) every third of it
+   * until the act is answered, and then its answer (or its freeing) sent at the same pace until
+   * Redis takes it: an answer lost to a Redis restarting as the act ends would free the key.
+   */
   #ticket (keys: readonly string[], client: string, owner: string, fingerprint: string): Ticket {
     const { keep, lease } = this.#settings
     const call = (script: string, ...args: (string | number)[]): Promise<unknown> => this.#redis.eval(script, keys.length, ...keys, this.#prefix, client, ...args)
-    const renew = setInterval(() => { call(RENEW, owner, fingerprint, lease, keep).catch(() => {}) }, Math.max(1, Math.floor(lease / 3)))
-    renew.unref()
-    this.#renewing.add(renew)
+    let next = (): void => { call(RENEW, owner, fingerprint, lease, keep).catch(() => {}) }
+    const beat = setInterval(() => { next() }, Math.max(1, Math.floor(lease / 3)))
+    beat.unref()
+    this.#renewing.add(beat)
     let told = false
     const end = (script: string, ...args: (string | number)[]): void => {
       if (told) return
       told = true
-      clearInterval(renew)
-      this.#renewing.delete(renew)
-      call(script, owner, ...args).then((done) => {
-        if (done !== 1) this.#warn('gpt: an idempotency key\'s lease lapsed before its act was answered; retries get 500')
-      }, () => { this.#warn('gpt: an idempotency key\'s answer was not stored: Redis is away; retries get 500 once its lease lapses') })
+      let warned = false
+      const send = (): void => {
+        next = () => {}
+        call(script, owner, ...args).then((done) => {
+          clearInterval(beat)
+          this.#renewing.delete(beat)
+          if (done !== 1) this.#warn('gpt: an idempotency key\'s lease lapsed before its act was answered; retries get 500')
+        }, () => {
+          if (!warned) this.#warn('gpt: an idempotency key\'s answer was not stored: Redis is away; it is sent again every third of the lease until Redis takes it')
+          warned = true
+          next = send
+        })
+      }
+      send()
     }
     return {
       done: (kept) => { end(ANSWER, fingerprint, JSON.stringify(kept), keep) },

@@ -106,6 +106,26 @@ describe('a keyed act whose claim Redis loses while it runs', () => {
   it('redis-server killed mid-act and restarted empty: the same', async () => {
     await losing(2500, () => redis.restart())
   })
+
+  it('redis-server away as the act ends and back empty: the answer is stored once it is back, and a retry after the grace is its replay, not a second run', async () => {
+    const { app, runs } = await keyed(600, 600)
+    try {
+      const first = post(app, 'late')
+      await sleep(300)
+      await redis.kill()
+      assert.equal((await first).statusCode, 200, 'the act ended while Redis was away')
+      await redis.restart()
+      // the first retry finds the epoch gone: for a lease no key is claimed anew, while the
+      // owner sends its answer again every third of its lease
+      const during = await post(app, 'late')
+      assert.ok(during.statusCode === 503 || during.headers['idempotent-replayed'] === 'true', String(during.statusCode))
+      await sleep(800)
+      const again = await post(app, 'late')
+      assert.deepEqual([again.statusCode, again.headers['idempotent-replayed'], again.body, runs()], [200, 'true', (await first).body, 1])
+    } finally {
+      await app.close()
+    }
+  })
 })
 
 describe('a keyed act while Redis is full (maxmemory reached, noeviction)', () => {
