@@ -35,6 +35,8 @@ export interface RedisServer {
   readonly port: number
   /** A client that fails fast while the server is away (docs/deploying.md), ended by `stop`. */
   client: (options?: RedisOptions) => Redis
+  /** A client as `client` makes it, once it is ready (before, a command fails at once). */
+  ready: (options?: RedisOptions) => Promise<Redis>
   /** Ends the server (a restart later starts it empty: it keeps nothing on disk). */
   kill: () => Promise<void>
   /** Starts it again on the same port, empty, and waits until it answers. */
@@ -52,12 +54,18 @@ export async function redisServer (): Promise<RedisServer> {
   let server = startRedis(port)
   await waitForRedis(port)
   const clients: Redis[] = []
+  const client = (options: RedisOptions = {}): Redis => {
+    const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, ...options })
+    redis.on('error', () => {}) // the client reconnects by itself; the tests watch the answers
+    clients.push(redis)
+    return redis
+  }
   return {
     port,
-    client: (options = {}) => {
-      const redis = new Redis({ host: '127.0.0.1', port, enableOfflineQueue: false, maxRetriesPerRequest: 0, ...options })
-      redis.on('error', () => {}) // the client reconnects by itself; the tests watch the answers
-      clients.push(redis)
+    client,
+    ready: async (options) => {
+      const redis = client(options)
+      await until(() => redis.status === 'ready', 'a client is ready')
       return redis
     },
     kill: () => stopRedis(server),

@@ -12,11 +12,7 @@ import { redisServer, until, type RedisServer } from '../helpers/redis.ts'
 
 let redis: RedisServer
 let admin: ReturnType<RedisServer['client']>
-before(async () => {
-  redis = await redisServer()
-  admin = redis.client()
-  await until(() => admin.status === 'ready', 'the test\'s client is ready')
-})
+before(async () => { redis = await redisServer(); admin = await redis.ready() })
 after(async () => { await redis.stop() })
 
 let addresses = 0
@@ -25,9 +21,7 @@ async function address (settings: Partial<IdempotencySettings> = {}): Promise<{ 
   const prefix = `ledger${++addresses}:`
   const all = { keep: 60_000, maxKeys: 8, maxBytes: 1_000_000, lease: 10_000, ...settings }
   const instances = await Promise.all([0, 1].map(async () => {
-    const client = redis.client()
-    await until(() => client.status === 'ready', 'a client is ready')
-    const keys = new SharedKeys(client, prefix, all, () => {})
+    const keys = new SharedKeys(await redis.ready(), prefix, all, () => {})
     await keys.start()
     return keys
   }))

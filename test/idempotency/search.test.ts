@@ -47,9 +47,8 @@ after(async () => { await redis.stop() })
 /** One instance of the address (`share.key` of the run's own), its act noting each run. */
 async function instance (address: string, runs: Run[]): Promise<FastifyInstance> {
   const app = Fastify()
-  const client = redis.client()
+  const client = await redis.ready()
   app.addHook('onClose', async () => { client.disconnect() })
-  await until(() => client.status === 'ready', 'an instance\'s client is ready')
   await app.register(gpt, {
     form: noteForm,
     rateLimit: false,
@@ -80,8 +79,7 @@ async function play (hosts: readonly FastifyInstance[], run: readonly Step[], pr
   const answers: Answer[] = []
   const pending: Array<Promise<unknown>> = []
   let faults: Promise<unknown> = Promise.resolve()
-  const admin = redis.client()
-  await until(() => admin.status === 'ready', 'the admin client is ready')
+  const admin = await redis.ready()
   const flush = async (): Promise<void> => {
     // a FLUSHALL while Redis restarts is not sent, and nothing is lost
     if (await admin.flushall().then(() => true, () => false)) losses.push(Date.now())
