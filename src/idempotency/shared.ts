@@ -24,8 +24,6 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 // writes its claim back as it renews it, and a retry of one is never taken for a new key.
 const CLAIM = `${NOW}${LEDGER}
 local epoch, fingerprint, owner, lease, keep, lost, client = KEYS[7], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6], ARGV[7]
-trim(ledger, now)
-trim(mine, now)
 local grace = redis.call('GET', epoch)
 if not grace then
   grace = now + lease
@@ -35,6 +33,9 @@ local stored = redis.call('HMGET', hash, 'fingerprint', 'answer', 'until')
 if not stored[1] then
   local left = tonumber(grace) - now
   if left > 0 then return {'away', left} end
+  trim(ledger, now)
+  trim(mine, now)
+  empty()
   local function oldest (set) return tonumber(redis.call('ZRANGE', set, 0, 0, 'WITHSCORES')[2] or now) - now end
   local wait
   if redis.call('ZCOUNT', ledger, now, '+inf') >= tonumber(ARGV[8]) or tonumber(redis.call('GET', total) or 0) >= tonumber(ARGV[9]) then wait = oldest(ledger) end
@@ -52,7 +53,7 @@ if left > 0 then return {'running', left} end
 redis.call('HSET', hash, 'answer', lost)
 redis.call('HDEL', hash, 'owner')
 redis.call('PEXPIREAT', hash, now + keep)
-hold(holderOf(member) or client, #lost, now + keep)
+hold(select(2, entry(member)) or client, #lost, now + keep)
 return {'done', lost}`
 
 // KEYS: the key's hash, ledgerKeys. ARGV: the prefix, the client, owner, fingerprint, then a lease
@@ -81,11 +82,12 @@ return 1`
 const AMEND = `${NOW}${LEDGER}
 if redis.call('HGET', hash, 'fingerprint') ~= ARGV[3] or redis.call('HEXISTS', hash, 'answer') == 0 then return 0 end
 redis.call('HSET', hash, 'answer', ARGV[4])
-hold(holderOf(member) or ARGV[2], #ARGV[4], tonumber(redis.call('ZSCORE', ledger, member)) or now + redis.call('PTTL', hash))
+hold(select(2, entry(member)) or ARGV[2], #ARGV[4], tonumber(redis.call('ZSCORE', ledger, member)) or now + redis.call('PTTL', hash))
 return 1`
 const FREE = `${LEDGER}
 if redis.call('HGET', hash, 'owner') ~= ARGV[3] then return 0 end
 forget(member)
+empty()
 return redis.call('DEL', hash)`
 // KEYS: the store's epoch, set where there is none when an instance starts (a store new to its
 // keys, not one that lost them).
