@@ -152,9 +152,12 @@ describe('a job address (draft §3.2: p, m and s, then members a client may igno
     assert.equal(response.headers['cache-control'], 'private, no-cache')
     assert.equal(response.headers['retry-after'], '2')
     const arrival = response.json()
-    assert.deepEqual(Object.keys(arrival), ['p', 'm', 's', 'status', 'progress', 'events'])
+    assert.deepEqual(Object.keys(arrival), ['p', 'm', 's', 'status', 'started', 'progress', 'events'])
     assert.equal(arrival.status, 'working')
     assert.match(arrival.p, /^An act posted to \/slow at \S+Z is still working/)
+    // when the act was posted: the time p names, as a member a client can read without parsing prose
+    assert.equal(arrival.p.split(' ')[6], arrival.started)
+    assert.equal(new Date(arrival.started).toISOString(), arrival.started)
     assert.deepEqual(arrival.m, [{ role: 'assistant', content: 'Step 1 of 3' }, { role: 'assistant', content: 'Step 2 of 3' }])
     assert.deepEqual(arrival.progress, { step: 2, of: 3, message: 'Step 2 of 3' })
     assert.deepEqual(arrival.s.properties.do, { const: 'cancel', description: arrival.s.properties.do.description })
