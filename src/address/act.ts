@@ -89,7 +89,7 @@ export function installAct (instance: FastifyInstance, address: Address, setting
     if (outside === undefined) throw error // not ours (a host hook, a failed act): the host's error handler decides
     const refused = outside === 'body' ? refusedBody(error.code) : new Refused('rate-limit', 'rate limited')
     const came = pipeline.refuse(refused, inputOf(request, door.answers(request)), address.current)
-    return refuse(request, reply, (came as { refused: Refused }).refused)
+    return refuse(request, reply, came.refused)
   })
 
   // draft §5.2 (3): the body is judged against the same value of s that GET returns, in the

@@ -196,7 +196,7 @@ export class Pipeline {
   }
 
   /** An act refused at `refused.stage`, told to the log and to operators (never to the actor, draft §5.3). */
-  refuse (refused: Refused, input: ActInput, form: Judged | undefined): Outcome {
+  refuse (refused: Refused, input: ActInput, form: Judged | undefined): Outcome & { readonly kind: 'refused' } {
     input.request.log.debug({ reason: refused.reason }, refused.stage === 'if-match' ? 'gpt: act refused, the form changed since its arrival' : 'gpt: act rejected')
     publishRefusal(refused, () => this.#source(input, form))
     return { kind: 'refused', refused }
