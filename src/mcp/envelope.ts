@@ -95,9 +95,9 @@ const mismatch = (id: Id, why: string): Spoken => ({ refused: errorOf(id, HEADER
  * UnsupportedProtocolVersionError: the revision a request names in MCP-Protocol-Version is not
  * spoken here; every one that is, listed (2026-07-28 says so; older revisions ask only for the 400).
  */
-export function unsupported (version: string): string {
+export function unsupported (version: string, id: Id | null): string {
   const requested = version.slice(0, 40)
-  return errorOf(null, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, { supported: SPOKEN, requested })
+  return errorOf(id, UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version: ${requested}`, { supported: SPOKEN, requested })
 }
 
 /** `"io.modelcontextprotocol/serverInfo":{...}`: who answers, in every result's `_meta` ("Per-response protocol fields"). */

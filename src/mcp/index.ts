@@ -15,7 +15,7 @@ import { callTool } from './call.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
 import { accepted, answerBatch } from './batch.ts'
 import { spokenBy, unsupported } from './envelope.ts'
-import { errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR } from './jsonrpc.ts'
+import { errorOf, INVALID_REQUEST, isId, JSON_TYPE, PARSE_ERROR, type Id } from './jsonrpc.ts'
 import { answer, deliver, finishedAnswer, messageOf, originOf, responseOf } from './rpc.ts'
 import { SPOKEN } from './revision.ts'
 import { actorOf, revisionOf } from './session.ts'
@@ -144,18 +144,33 @@ function guard (resolved: Resolved, request: FastifyRequest, reply: FastifyReply
   return reply.code(403).header('content-type', JSON_TYPE).send(errorOf(null, -32000, why))
 }
 
-/** A 400 for a request naming a protocol revision not spoken here (MCP-Protocol-Version), else undefined. */
-function unspoken (request: FastifyRequest, reply: FastifyReply): FastifyReply | undefined {
+/**
+ * A 400 for a request naming a protocol revision not spoken here (MCP-Protocol-Version), else
+ * undefined; answering the id of `bytes`, a POST's body, where it reads strictly as one request.
+ */
+function unspoken (request: FastifyRequest, reply: FastifyReply, bytes?: unknown, maxDepth = 0): FastifyReply | undefined {
   const version = request.headers['mcp-protocol-version']
   if (typeof version !== 'string' || SPOKEN.includes(version)) return undefined
-  return reply.code(400).header('content-type', JSON_TYPE).send(unsupported(version))
+  return reply.code(400).header('content-type', JSON_TYPE).send(unsupported(version, idIn(bytes, maxDepth)))
+}
+
+/** JSON-RPC 2.0 §5: an error answers the request's id, null where it cannot be read. */
+function idIn (bytes: unknown, maxDepth: number): Id | null {
+  if (!Buffer.isBuffer(bytes)) return null
+  try {
+    // One level deeper than a request: a wrapped form's arguments may be (parseRequest).
+    const message = parse(bytes, { maxDepth: maxDepth + 1 })
+    return isObject(message) && isId(message['id']) ? message['id'] : null
+  } catch {
+    return null
+  }
 }
 
 /** POST: one JSON-RPC message, parsed strictly as a whole (draft §5.2 (2) holds for every byte of a call). */
 async function onPost (bridge: Bridge, resolved: Resolved, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const refused = guard(resolved, request, reply)
   if (refused !== undefined) return refused
-  const old = unspoken(request, reply)
+  const old = unspoken(request, reply, request.body, bridge.maxDepth)
   if (old !== undefined) return old
   reply.header('content-type', JSON_TYPE)
   const bytes = request.body

@@ -10,7 +10,7 @@ import { freshness, hints, STEADY, type Fresh } from './cache.ts'
 import { route, urlOf, type Routed } from './enter.ts'
 import { completed } from './envelope.ts'
 import { errorOf, INVALID_PARAMS, INVALID_REQUEST, isId, JSON_TYPE, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, resultOf, type Id } from './jsonrpc.ts'
-import { MODERN_VERSIONS, PROTOCOL_VERSIONS, shapesOf, type Shapes } from './revision.ts'
+import { PROTOCOL_VERSIONS, shapesOf, SPOKEN, type Shapes } from './revision.ts'
 import { actorOf, newSession } from './session.ts'
 import { CallStream, event, openStream, type Listening } from './stream.ts'
 import { asksTask, cancelTask, createdTask, getTask, TASKS_CAPABILITY, taskResult } from './tasks.ts'
@@ -152,10 +152,13 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
   })
 }
 
-/** server/discover (2026-07-28): the revisions a request may name, what the bridge offers, its instructions; who it is goes in `_meta`. */
+/**
+ * server/discover (2026-07-28): the revisions the bridge supports (DiscoverResult, those an
+ * UnsupportedProtocolVersionError lists), what it offers, its instructions; who it is goes in `_meta`.
+ */
 function discover (bridge: Bridge): string {
   return JSON.stringify({
-    supportedVersions: MODERN_VERSIONS,
+    supportedVersions: SPOKEN,
     capabilities: CAPABILITIES,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })

@@ -77,10 +77,21 @@ describe('what each request shape gets', () => {
     const supported = ['2026-07-28', ...PROTOCOL_VERSIONS]
     const refused = await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': '2099-01-01' } })
     assert.equal(refused.status, 400)
-    assert.deepEqual(json(refused.body), { jsonrpc: '2.0', id: null, error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported, requested: '2099-01-01' } } })
+    assert.deepEqual(json(refused.body), { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'Unsupported protocol version: 2099-01-01', data: { supported, requested: '2099-01-01' } } })
     const long = await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': 'v'.repeat(100) } })
     assert.deepEqual((json(long.body)['error'] as Record<string, unknown>)['data'], { supported, requested: 'v'.repeat(40) }, 'cut to 40')
     assert.equal((await raw(host.port, { body: rpcText('ping'), headers: { 'mcp-protocol-version': '2024-11-05' } })).status, 200)
+  })
+
+  it('the UnsupportedProtocolVersionError answers the request\'s id where its body has one (JSON-RPC 2.0 §5), null where it has none', async () => {
+    const unspoken = { 'mcp-protocol-version': '2099-01-01' }
+    assert.equal(json((await raw(host.port, { body: rpcText('ping', undefined, 301), headers: unspoken })).body)['id'], 301)
+    assert.equal(json((await raw(host.port, { body: rpcText('ping', undefined, 'p'), headers: unspoken })).body)['id'], 'p')
+    for (const body of ['{"jsonrpc":"2.0","id":1,', '{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}', '{"jsonrpc":"2.0","id":1.5,"method":"ping"}', '[]']) {
+      const refused = await raw(host.port, { body, headers: unspoken })
+      assert.equal(refused.status, 400, body)
+      assert.equal(json(refused.body)['id'], null, body)
+    }
   })
 
   it('a batch (2025-11-25 has none), or anything that is not one JSON-RPC 2.0 request object: 400', async () => {

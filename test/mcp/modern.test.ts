@@ -58,10 +58,10 @@ const post = (method: string, params: Json = {}, name?: string, headers: Record<
   raw(host.port, { body: body(method, params), headers: { ...fields(method, name), ...headers } })
 
 describe('"Versioning": no handshake; server/discover', () => {
-  it('server/discover: the revisions a request may name, the capabilities, the instructions, and who answers in _meta, public for MAX_TTL', async () => {
+  it('server/discover: every revision spoken (those an UnsupportedProtocolVersionError lists), the capabilities, the instructions, and who answers in _meta, public for MAX_TTL', async () => {
     const answer = await post('server/discover')
     assert.equal(answer.status, 200)
-    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["${V}"],"capabilities":{"tools":{"listChanged":true},"resources":{}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
+    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":${JSON.stringify([V, ...PROTOCOL_VERSIONS])},"capabilities":{"tools":{"listChanged":true},"resources":{}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
     assert.equal(answer.headers['mcp-session-id'], undefined, 'no session is minted')
   })
 
