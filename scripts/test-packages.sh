@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the npm packages only the tests need (test/packages/package.json: llama.cpp and XGrammar,
 # the OpenAI and Anthropic SDKs' schema transforms, the MCP SDK's client, playwright-core to drive
-# Chromium, arethetypeswrong for the packed package, @fastify/swagger-ui for the recipe app) from
+# Chromium, arethetypeswrong for the packed package, @fastify/swagger-ui for the recipe app, the
+# official MCP conformance suite in two versions for check:mcp-conformance) from
 # their own lock into test/packages/node_modules, and links each into node_modules/, where the
 # tests, the scripts and src/check/ look for them. `npm install` and `npm ci` take the links away:
 # run this again after either (`npm run setup:test` runs it first); with the packages still in
