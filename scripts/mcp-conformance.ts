@@ -60,10 +60,13 @@ function node22 (): string {
 function serve (command: string, args: string[], env: NodeJS.ProcessEnv, urlOf: (line: string) => string | undefined): Promise<{ url: string, child: ChildProcess }> {
   const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   return new Promise((resolve, reject) => {
+    const late = setTimeout(() => { child.kill(); reject(new Error(`${args.join(' ')} did not listen within 30 s`)) }, 30_000)
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening`)))
     createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
       const url = urlOf(line)
-      if (url !== undefined) resolve({ url, child })
+      if (url === undefined) return
+      clearTimeout(late)
+      resolve({ url, child })
     })
   })
 }
