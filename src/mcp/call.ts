@@ -99,7 +99,7 @@ async function reach (host: FastifyInstance, call: Call, request: FastifyRequest
   } finally {
     answered = door.close(token)
   }
-  if (routed === undefined) return { status: 503, retryAfter: 1 } // the host is closing
+  if (routed === undefined) return { status: 503, retryAfter: 1 } // the host is closing, or its answer was torn down
   if (!answered) return { host: routed }
   return { routed }
 }

@@ -2,8 +2,12 @@
 // `POST <address>` and a look at a tool or resource is `GET <address>` (or its job's), dispatched
 // through the host's router with the headers of the MCP request that asked, so that every hook a
 // host put on those routes judges the caller as it would judge that POST or GET.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
+import { EventEmitter } from 'node:events'
+import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http'
+import type { Socket } from 'node:net'
+import { Readable, Writable } from 'node:stream'
+import type { TLSSocket } from 'node:tls'
+import type { FastifyInstance, FastifyRequest, RawReplyDefaultExpression, RawRequestDefaultExpression } from 'fastify'
 import { ENTRY_FIELD } from '../address/door.ts'
 import { IDEMPOTENCY_KEY } from '../fields.ts'
 
@@ -40,25 +44,134 @@ function forwarded (request: FastifyRequest, extra: Readonly<Record<string, stri
   return headers
 }
 
+/** The hosts that are closing (from their preClose): a route of theirs takes no more requests. */
+const closing = new WeakSet<FastifyInstance>()
+
+/** From the host's preClose on, the bridge routes nothing more through it. */
+export function closeRoutes (host: FastifyInstance): void { closing.add(host) }
+
 /**
- * The route's answer; undefined when the host is closing and takes no request. The options are
- * ours, so they are not checked again per request (`validate: false`), and the callback form
- * makes no promise chain of its own.
+ * The route's answer; undefined when the host is closing and takes no request, or when the
+ * response was torn down before it ended. The request goes to the host's router as a request of
+ * Node's own would (`routing`, Fastify's public entry for one), so Fastify makes its request and
+ * reply, and runs the route's hooks, as for any other.
  */
 export function route (host: FastifyInstance, request: FastifyRequest, method: 'GET' | 'POST', url: string, extra: Readonly<Record<string, string | string[] | undefined>>, payload?: Buffer): Promise<Routed | undefined> {
+  if (closing.has(host)) return Promise.resolve(undefined)
   return new Promise((resolve) => {
-    const options = {
-      method,
-      url,
-      headers: forwarded(request, { accept: 'application/json', ...extra }),
-      ...(payload === undefined ? {} : { payload }),
-      remoteAddress: request.socket.remoteAddress ?? '127.0.0.1',
-      validate: false
-    }
-    host.inject(options, (error, response) => {
-      resolve(error === null && response !== undefined ? { status: response.statusCode, headers: response.headers, body: response.rawPayload } : undefined)
-    })
+    const peer = new Peer(request.socket)
+    const incoming = new Incoming(method, url, forwarded(request, { accept: 'application/json', ...extra }), peer, payload)
+    const outgoing = new Outgoing(peer)
+    outgoing.once('finish', () => { resolve({ status: outgoing.statusCode, headers: outgoing.getHeaders(), body: outgoing.body() }) })
+    outgoing.once('close', () => { resolve(undefined) }) // after 'finish', a promise already settled
+    host.routing(incoming as unknown as RawRequestDefaultExpression, outgoing as unknown as RawReplyDefaultExpression)
   })
+}
+
+/**
+ * The connection a routed request says it came by: the MCP request's peer and whether it was
+ * encrypted (`request.ip`, `request.protocol`); a socket's events, of which it emits none.
+ */
+class Peer extends EventEmitter {
+  readonly remoteAddress: string | undefined
+  readonly remotePort: number | undefined
+  readonly remoteFamily: string | undefined
+  readonly encrypted: boolean
+  constructor (socket: Socket) {
+    super()
+    this.remoteAddress = socket.remoteAddress
+    this.remotePort = socket.remotePort
+    this.remoteFamily = socket.remoteFamily
+    this.encrypted = (socket as Partial<TLSSocket>).encrypted === true
+  }
+}
+
+/**
+ * A request as Node's HTTP server hands one on: its fields, already in the form Node gives them
+ * (lower-case names), and a body read at once. Like an inject's, it never closes on its own.
+ */
+class Incoming extends Readable {
+  readonly httpVersion = '1.1'
+  readonly httpVersionMajor = 1
+  readonly httpVersionMinor = 1
+  readonly aborted = false
+  readonly complete = true
+  readonly method: string
+  url: string
+  readonly headers: IncomingHttpHeaders
+  readonly socket: Peer
+  #body: Buffer | undefined
+
+  constructor (method: string, url: string, headers: IncomingHttpHeaders, socket: Peer, body: Buffer | undefined) {
+    super({ autoDestroy: false })
+    this.method = method
+    this.url = url
+    this.headers = headers
+    this.socket = socket
+    this.#body = body
+  }
+
+  /** Node's flat list of names and values. */
+  get rawHeaders (): string[] {
+    return Object.entries(this.headers).flatMap(([name, value]) => (Array.isArray(value) ? value : [value ?? '']).flatMap((one) => [name, one]))
+  }
+
+  override _read (): void {
+    if (this.#body !== undefined) this.push(this.#body)
+    this.#body = undefined
+    this.push(null)
+  }
+}
+
+/**
+ * A response as Fastify writes one: the status, the fields (Node's header methods, by lower-case
+ * name) and the bytes of the body, kept until it ends.
+ */
+class Outgoing extends Writable {
+  statusCode = 200
+  statusMessage = ''
+  headersSent = false
+  readonly socket: Peer
+  readonly #headers: OutgoingHttpHeaders = {}
+  readonly #chunks: Buffer[] = []
+
+  constructor (socket: Peer) {
+    super()
+    this.socket = socket
+  }
+
+  setHeader (name: string, value: OutgoingHttpHeader): this {
+    this.#headers[name.toLowerCase()] = value
+    return this
+  }
+
+  getHeader (name: string): OutgoingHttpHeader | undefined { return this.#headers[name.toLowerCase()] }
+  getHeaders (): OutgoingHttpHeaders { return { ...this.#headers } }
+  getHeaderNames (): string[] { return Object.keys(this.#headers) }
+  hasHeader (name: string): boolean { return name.toLowerCase() in this.#headers }
+  removeHeader (name: string): void { delete this.#headers[name.toLowerCase()] }
+
+  writeHead (status: number, ...rest: Array<string | OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined>): this {
+    this.statusCode = status
+    const fields = rest.find((one) => typeof one === 'object')
+    if (Array.isArray(fields)) for (let i = 0; i + 1 < fields.length; i += 2) this.setHeader(String(fields[i]), fields[i + 1] as OutgoingHttpHeader)
+    else if (fields !== undefined) for (const name in fields) this.setHeader(name, fields[name] as OutgoingHttpHeader)
+    this.headersSent = true
+    return this
+  }
+
+  flushHeaders (): void { this.headersSent = true }
+
+  /** An informational answer (103) is no part of the one a route gives back. */
+  writeEarlyHints (_hints: unknown, then?: () => void): void { then?.() }
+
+  override _write (chunk: Buffer, _encoding: string, then: () => void): void {
+    this.headersSent = true
+    this.#chunks.push(chunk)
+    then()
+  }
+
+  body (): Buffer { return this.#chunks.length === 1 ? this.#chunks[0] as Buffer : Buffer.concat(this.#chunks) }
 }
 
 /** A URL's path for an address's path (a space or a letter past ASCII percent-encoded). */

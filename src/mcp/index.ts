@@ -12,6 +12,7 @@ import { isObject, type JsonObject } from '../json/value.ts'
 import { parse, ParseError } from '../parse/parse.ts'
 import { Bridge, type Entry } from './bridge.ts'
 import { callTool } from './call.ts'
+import { closeRoutes } from './enter.ts'
 import { allowedOf, rebound, type Allowed } from './guard.ts'
 import { accepted, answerBatch } from './batch.ts'
 import { spokenBy, unsupported } from './envelope.ts'
@@ -83,7 +84,10 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
     allowed: allowedOf(options.allowedHosts, options.allowedOrigins),
     bodyTimeout: positive(options.bodyTimeout, DEFAULT_BODY_TIMEOUT, 'bodyTimeout', invalid)
   }
-  host.addHook('preClose', async () => { listeners.close() })
+  host.addHook('preClose', async () => {
+    closeRoutes(host)
+    listeners.close()
+  })
 
   const limit = options.rateLimit ?? DEFAULT_RATE_LIMIT
   await host.register(async (mcp) => {
