@@ -15,6 +15,8 @@
 //                          gpt-mcp: the gpt host with fastify-gpt/mcp, every act a tools/call
 //                          (`--stacks bare,gpt,gpt-mcp,mcp` measures the bridge against POST and
 //                          the SDK: gpt/gpt-mcp and mcp/gpt-mcp are printed, with their targets)
+//                          gpt-mcp26: the gpt-mcp host asked in MCP 2026-07-28's form (each request's
+//                          revision in its _meta and fields), the other stacks of MCP in 2025-03-26's
 //                          gpt-fotel, gpt-otel: the gpt host with @fastify/otel, and with fastify-gpt/otel
 //                          too (gpt-fotel/gpt-otel is what fastify-gpt/otel costs beside @fastify/otel)
 //   --smoke                no warm-up, 1 run of 100 requests, 10 connections: statuses and the
@@ -66,8 +68,8 @@ const pairs = Number(values.pairs)
 requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'before-mcp', 'gpt-otel', 'gpt-fotel']
+type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'gpt-mcp26' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
+const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'gpt-mcp26', 'before-mcp', 'gpt-otel', 'gpt-fotel']
 const named = values.stacks.split(',')
 const befores = values.before === undefined ? [] : ['before', ...(named.includes('gpt-mcp') ? ['before-mcp'] : [])]
 const stacks = [...named, ...befores] as Stack[]
@@ -80,7 +82,12 @@ const JSON_HEADERS = { 'content-type': 'application/json' }
 let rpcId = 0
 /** A JSON-RPC request to the MCP host, as a client sends it. */
 const rpc = (method: string, params: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params })
-const call = (tool: string, args: string): string => `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${args}}}`
+const call = (tool: string, args: string, meta?: object): string =>
+  `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"${tool}","arguments":${args}${meta === undefined ? '' : `,"_meta":${JSON.stringify(meta)}`}}}`
+// 2026-07-28: no session; each request names its revision, capabilities and client in _meta, and its method and name in fields
+const META_2026 = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'peers', version: '1' } }
+const fields2026 = (method: string, name?: string): Record<string, string> =>
+  ({ ...MCP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) })
 
 interface Request { method: 'GET' | 'POST', path: string, body?: string, headers?: Record<string, string> }
 interface Scenario {
@@ -96,9 +103,10 @@ interface Scenario {
 
 const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before' || stack === 'gpt-otel' || stack === 'gpt-fotel'
 /** The stacks that speak MCP: the SDK's server, and fastify-gpt's bridge. */
-const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'gpt-mcp' || stack === 'before-mcp'
+const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'gpt-mcp' || stack === 'gpt-mcp26' || stack === 'before-mcp'
 function post (tool: 'note' | 'todo', body: string, accepted = true) {
   return (stack: Stack): Request & { status: number } => {
+    if (stack === 'gpt-mcp26') return { method: 'POST', path: '/mcp', body: call(tool, body, META_2026), headers: fields2026('tools/call', tool), status: 200 }
     if (mcpLike(stack)) return { method: 'POST', path: '/mcp', body: call(tool, body), headers: MCP_HEADERS, status: 200 }
     return { method: 'POST', path: `/${tool}`, body, headers: JSON_HEADERS, status: accepted ? 200 : gptLike(stack) ? 204 : 400 }
   }
@@ -110,9 +118,11 @@ const scenarios: readonly Scenario[] = [
     name: 'get',
     what: 'GET: the arrival (gpt), the same bytes precomputed (bare), the OpenAPI document (hono), tools/list (mcp, gpt-mcp)',
     share: 1,
-    ask: (stack) => mcpLike(stack)
-      ? { method: 'POST', path: '/mcp', body: rpc('tools/list', {}), headers: MCP_HEADERS, status: 200 }
-      : { method: 'GET', path: stack === 'hono' ? '/doc' : '/note', status: 200 }
+    ask: (stack) => stack === 'gpt-mcp26'
+      ? { method: 'POST', path: '/mcp', body: rpc('tools/list', { _meta: META_2026 }), headers: fields2026('tools/list'), status: 200 }
+      : mcpLike(stack)
+        ? { method: 'POST', path: '/mcp', body: rpc('tools/list', {}), headers: MCP_HEADERS, status: 200 }
+        : { method: 'GET', path: stack === 'hono' ? '/doc' : '/note', status: 200 }
   },
   { name: 'post-70B', what: `an accepted note, ${size(bodies.note)}`, share: 1, ask: post('note', bodies.note) },
   { name: 'post-1KB', what: `an accepted to-do list of ${JSON.parse(bodies.todo1k).items.length} nested objects, ${size(bodies.todo1k)}`, share: 1, ask: post('todo', bodies.todo1k) },
@@ -139,7 +149,7 @@ const problems: string[] = []
 async function startHost (stack: Stack): Promise<Host> {
   const args = stack === 'before'
     ? ['--stack', 'gpt', '--module', values.before as string]
-    : stack === 'before-mcp' ? ['--stack', 'gpt-mcp', '--module', values.before as string] : ['--stack', stack]
+    : stack === 'before-mcp' ? ['--stack', 'gpt-mcp', '--module', values.before as string] : ['--stack', stack === 'gpt-mcp26' ? 'gpt-mcp' : stack]
   // --cpu-prof DIR: V8's profile of each host, written when it closes (start-up and warm-up included)
   // (a directory per stack: the loader's thread writes a profile of its own beside the host's)
   const flags = values['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(values['cpu-prof'], stack)]
@@ -349,7 +359,7 @@ async function main (): Promise<number> {
   // its tools/call against the same act's POST (gpt/gpt-mcp ≥ 0.8) and against the SDK (mcp/gpt-mcp ≥ 5)
   const PAIRS: readonly (readonly [Stack, Stack])[] = [
     ['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
-    ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'],
+    ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'], ['gpt', 'gpt-mcp26'], ['mcp', 'gpt-mcp26'],
     ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp'],
     // the act with nobody subscribed against the build before the channels (--before), and what
     // fastify-gpt/otel adds beside @fastify/otel alone (docs/observability.md)
@@ -376,7 +386,7 @@ async function main (): Promise<number> {
   const print = (cells: readonly string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(10) : c.padStart(Math.max(15, (head[i]?.length ?? 0) + 1))).join(' ')
   console.log(`\nhost CPU µs per request (medians; a ratio a/b is a's µs/req ÷ b's: ≥ 1 where b costs no more)\n${print(head)}`)
   for (const line of lines) console.log(print(line))
-  for (const bridge of ['gpt-mcp', 'before-mcp'].filter((s) => stacks.includes(s as Stack))) {
+  for (const bridge of ['gpt-mcp', 'gpt-mcp26', 'before-mcp'].filter((s) => stacks.includes(s as Stack))) {
     if (!stacks.includes('gpt') && !stacks.includes('mcp')) continue
     // the acts only: GET is the arrival on gpt and tools/list on gpt-mcp, not the same work
     console.log(`\n${bridge} tools/call against POST (gpt/${bridge}, target ≥ 0.8) and against the SDK (mcp/${bridge}, target ≥ 5):`)
