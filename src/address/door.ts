@@ -1,5 +1,5 @@
 // The one door into an act. A way in other than a plain POST (the MCP bridge's tools/call) enters
-// by the address's own POST route, dispatched through the host's router (`inject`), so Fastify
+// by the address's own POST route, dispatched through the host's router (src/mcp/enter.ts), so Fastify
 // runs every hook it runs for `POST <address>` (whatever scope, moment or mechanism added them)
 // and the act runs in the route's handler, never beside it. The door hands the route what the way
 // in knows and a request cannot say (where its progress goes, its actor), by a token in one header
