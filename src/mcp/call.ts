@@ -68,12 +68,13 @@ export async function callTool (host: FastifyInstance, call: Call, request: Fast
 }
 
 /**
- * A task-augmented call (MCP 2025-11-25, "Tasks"): its POST hands off at once (as
- * `Prefer: respond-async` asks over HTTP), and a job's handle is the task, named by its job address. An act
- * refused, or answered before its hand-off, is answered as the call would be.
+ * A call whose job is a task: a job's handle is the task, named by its job address. Its POST hands
+ * off at once where `async` (2025-11-25's task-augmented call, as `Prefer: respond-async` asks
+ * over HTTP), else once the act outlives `after` (the 2026-07-28 extension's). An act refused,
+ * or answered before its hand-off, is answered as the call would be.
  */
-export async function callAsTask (host: FastifyInstance, call: Call, request: FastifyRequest): Promise<Answer | { readonly job: string }> {
-  const reached = await reach(host, call, request, true)
+export async function callAsTask (host: FastifyInstance, call: Call, request: FastifyRequest, async: boolean): Promise<Answer | { readonly job: string }> {
+  const reached = await reach(host, call, request, async)
   if (!('routed' in reached)) return reached
   const job = reached.routed.status === 200 ? jobOf(header(reached.routed.headers, 'link'), call.hosted) : undefined
   return job === undefined ? answerOf(reached.routed, call) : { job }

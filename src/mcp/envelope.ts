@@ -15,8 +15,14 @@ const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
 const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
 
-/** The member of a request's params whose value its Mcp-Name header field carries ("Standard Request Headers"). */
-const NAMED: ReadonlyMap<string, string> = new Map([['tools/call', 'name'], ['resources/read', 'uri'], ['prompts/get', 'name']])
+/**
+ * The member of a request's params whose value its Mcp-Name header field carries ("Standard
+ * Request Headers"; the tasks extension's, "Streamable HTTP: Routing Headers").
+ */
+const NAMED: ReadonlyMap<string, string> = new Map([
+  ['tools/call', 'name'], ['resources/read', 'uri'], ['prompts/get', 'name'],
+  ['tasks/get', 'taskId'], ['tasks/update', 'taskId'], ['tasks/cancel', 'taskId']
+])
 
 /** "Log Levels": a request may ask for one, though the bridge sends no log messages. */
 const LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
@@ -105,10 +111,23 @@ export const serverInfoMember = (serverInfo: { readonly name: string, readonly v
   `"io.modelcontextprotocol/serverInfo":${JSON.stringify(serverInfo)}`
 
 /**
- * A result as 2026-07-28 sends it: `resultType` "complete" (the bridge never asks for input), the
- * server in `_meta`, and a list's or read's cache hints (src/mcp/cache.ts). `result` is one of the
- * bridge's own JSON objects, none of them empty and none with these members.
+ * A result as 2026-07-28 sends it: `resultType` "complete" (the bridge never asks for input), or
+ * "task" for a task extension's CreateTaskResult, the server in `_meta`, and a list's or read's
+ * cache hints (src/mcp/cache.ts). `result` is one of the bridge's own JSON objects, none with
+ * these members.
  */
-export function completed (result: string, serverInfo: string, hints?: string): string {
-  return `${result.slice(0, -1)},${hints === undefined ? '' : `${hints},`}"resultType":"complete","_meta":{${serverInfo}}}`
+export function completed (result: string, serverInfo: string, hints?: string, resultType: 'complete' | 'task' = 'complete'): string {
+  const open = result === '{}' ? '{' : `${result.slice(0, -1)},`
+  return `${open}${hints === undefined ? '' : `${hints},`}"resultType":"${resultType}","_meta":{${serverInfo}}}`
+}
+
+/** The tasks extension's identifier (2026-07-28; its specification, "Extension Identifier"). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** Whether a 2026-07-28 request's client declares `extension` in its per-request capabilities. */
+export function declares (params: JsonObject, extension: string): boolean {
+  const meta = params['_meta']
+  const capabilities = isObject(meta) ? meta[CLIENT_CAPABILITIES] : undefined
+  const extensions = isObject(capabilities) ? capabilities['extensions'] : undefined
+  return isObject(extensions) && isObject(extensions[extension])
 }

@@ -22,4 +22,6 @@ export const PARSE_ERROR = -32700
 export const RESOURCE_NOT_FOUND = -32002
 /** MCP's own (2026-07-28, "Error Codes"): header fields that do not say what the body says, and a revision not spoken. */
 export const HEADER_MISMATCH = -32020
+/** MCP's own (2026-07-28, "Error Codes"): the request needs a capability its client did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022

@@ -35,17 +35,21 @@ export interface Shapes {
   readonly perRequest: boolean
   /** `structuredContent` any JSON value, and `outputSchema` any schema, not only an object's (2026-07-28). */
   readonly structuredAny: boolean
-  /** Tasks (2025-11-25, experimental): a task-augmented tools/call and tasks/get, result, cancel; 2026-07-28 moved them to an extension not spoken here. */
-  readonly tasks: boolean
+  /**
+   * Tasks: 2025-11-25's own (experimental: a task-augmented tools/call, tasks/get, result,
+   * cancel), or 2026-07-28's `io.modelcontextprotocol/tasks` extension (a call answered by a task
+   * where the client declares it; tasks/get, update, cancel). Older revisions have none.
+   */
+  readonly tasks: 'core' | 'extension' | undefined
 }
 
-const SHAPES: ReadonlyMap<string, Shapes> = new Map([
-  { revision: '2026-07-28', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: true, structuredAny: true, tasks: false },
-  { revision: '2025-11-25', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: false, structuredAny: false, tasks: true },
-  { revision: '2025-06-18', annotations: true, title: true, structured: true, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: false },
-  { revision: '2025-03-26', annotations: true, title: false, structured: false, icons: false, batches: true, perRequest: false, structuredAny: false, tasks: false },
-  { revision: '2024-11-05', annotations: false, title: false, structured: false, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: false }
-].map((row) => [row.revision, Object.freeze(row)]))
+const SHAPES: ReadonlyMap<string, Shapes> = new Map(([
+  { revision: '2026-07-28', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: true, structuredAny: true, tasks: 'extension' },
+  { revision: '2025-11-25', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: false, structuredAny: false, tasks: 'core' },
+  { revision: '2025-06-18', annotations: true, title: true, structured: true, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined },
+  { revision: '2025-03-26', annotations: true, title: false, structured: false, icons: false, batches: true, perRequest: false, structuredAny: false, tasks: undefined },
+  { revision: '2024-11-05', annotations: false, title: false, structured: false, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined }
+] satisfies Shapes[]).map((row) => [row.revision, Object.freeze(row)]))
 
 /**
  * Streamable HTTP (2025-06-18, "Protocol Version Header"): a request that names no revision, from

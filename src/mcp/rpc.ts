@@ -8,12 +8,12 @@ import { callAsTask, callTool, type Answer } from './call.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { freshness, hints, STEADY, type Fresh } from './cache.ts'
 import { route, urlOf, type Routed } from './enter.ts'
-import { completed } from './envelope.ts'
+import { completed, declares, TASKS_EXTENSION } from './envelope.ts'
 import { errorOf, INVALID_PARAMS, INVALID_REQUEST, isId, JSON_TYPE, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, resultOf, type Id } from './jsonrpc.ts'
 import { PROTOCOL_VERSIONS, shapesOf, SPOKEN, type Shapes } from './revision.ts'
 import { actorOf, newSession } from './session.ts'
 import { CallStream, event, openStream, type Listening } from './stream.ts'
-import { asksTask, cancelTask, createdTask, getTask, TASKS_CAPABILITY, taskResult } from './tasks.ts'
+import { asksTask, cancelTask, createdTask, getTask, TASKS_CAPABILITY, taskResult, undeclared, updateTask } from './tasks.ts'
 
 /** What answering one request needs besides the bridge: the HTTP exchange, the request's bytes, and what it speaks. */
 export interface Exchange {
@@ -110,10 +110,29 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
     case 'resources/read': return await read(bridge, exchange, id, params)
-    case 'tasks/get': return shapes.tasks ? await getTask(bridge, exchange.request, id, params) : notFound(id, method, shapes, undefined)
-    case 'tasks/result': return shapes.tasks ? await taskResult(bridge, exchange.request, id, params, shapes) : notFound(id, method, shapes, undefined)
-    case 'tasks/cancel': return shapes.tasks ? await cancelTask(bridge, exchange.request, id, params) : notFound(id, method, shapes, undefined)
+    case 'tasks/get':
+    case 'tasks/update':
+    case 'tasks/cancel':
+    case 'tasks/result': return await task(bridge, exchange, id, method, params)
     default: return notFound(id, method, shapes, NOT_OFFERED.get(method))
+  }
+}
+
+/**
+ * A `tasks/` method, where the request's revision has it: 2025-11-25's get, result and cancel;
+ * the 2026-07-28 extension's get, update and cancel, for a client that declares it (-32021, its
+ * "Error Handling"), where tasks/result is removed (-32601, its "Backward Compatibility").
+ */
+async function task (bridge: Bridge, exchange: Exchange, id: Id, method: string, params: JsonObject): Promise<Response> {
+  const { request, shapes } = exchange
+  const offered = shapes.tasks === 'core' ? method !== 'tasks/update' : shapes.tasks === 'extension' && method !== 'tasks/result'
+  if (!offered) return notFound(id, method, shapes, undefined)
+  if (shapes.tasks === 'extension' && !declares(params, TASKS_EXTENSION)) return undeclared(id)
+  switch (method) {
+    case 'tasks/get': return await getTask(bridge, request, id, params, shapes)
+    case 'tasks/update': return await updateTask(bridge, request, id, params)
+    case 'tasks/cancel': return await cancelTask(bridge, request, id, params, shapes)
+    default: return await taskResult(bridge, request, id, params, shapes)
   }
 }
 
@@ -134,6 +153,9 @@ export const finishedAnswer = (bridge: Bridge, shapes: Shapes, answered: Answer)
 /** What the bridge offers, in either era: tools, told when they change; resources, without subscriptions. */
 const CAPABILITIES = { tools: { listChanged: true }, resources: {} }
 
+/** 2026-07-28's, with the tasks extension (its "Capability Negotiation": no settings, an empty object). */
+const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
+
 /**
  * initialize: the revision asked for if spoken here, else the newest (of those with a handshake).
  * No session is kept: the Mcp-Session-Id carries the client's name and version and the revision
@@ -146,7 +168,7 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
   reply.header('mcp-session-id', newSession(isObject(client) ? client : undefined, protocolVersion))
   return JSON.stringify({
     protocolVersion,
-    capabilities: shapesOf(protocolVersion).tasks ? { ...CAPABILITIES, tasks: TASKS_CAPABILITY } : CAPABILITIES,
+    capabilities: shapesOf(protocolVersion).tasks === 'core' ? { ...CAPABILITIES, tasks: TASKS_CAPABILITY } : CAPABILITIES,
     serverInfo: bridge.serverInfo,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })
@@ -159,7 +181,7 @@ function initialize (bridge: Bridge, reply: FastifyReply, params: JsonObject): s
 function discover (bridge: Bridge): string {
   return JSON.stringify({
     supportedVersions: SPOKEN,
-    capabilities: CAPABILITIES,
+    capabilities: MODERN_CAPABILITIES,
     ...(bridge.instructions === undefined ? {} : { instructions: bridge.instructions })
   })
 }
@@ -204,7 +226,7 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
   const name = params['name']
   const entry = typeof name === 'string' ? bridge.named(name) : undefined
   if (entry === undefined) return errorOf(id, INVALID_PARAMS, `Unknown tool: ${String(name).slice(0, 128)}`)
-  const task = exchange.shapes.tasks && asksTask(params)
+  const task = exchange.shapes.tasks === 'core' && asksTask(params)
   // 2025-11-25, "Tool-Level Negotiation": a tool without taskSupport called as a task is -32601.
   if (task && entry.hosted.background === undefined) return errorOf(id, METHOD_NOT_FOUND, `Method not found: tools/call as a task (the tool ${entry.name} has no task support)`)
   const meta = isObject(params['_meta']) ? params['_meta'] : undefined
@@ -237,8 +259,19 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     shapes: exchange.shapes
   }
   if (task) {
-    const tasked = await callAsTask(bridge.host, facts, request)
-    return 'job' in tasked ? await createdTask(bridge, request, id, tasked.job) : responseOf(id, tasked)
+    const tasked = await callAsTask(bridge.host, facts, request, true)
+    return 'job' in tasked ? await createdTask(bridge, request, id, tasked.job, exchange.shapes) : responseOf(id, tasked)
+  }
+  // The tasks extension, "Capability Negotiation": the server decides, and here the address
+  // does: an act that outlives `background.after` is a job, told as a task to a client that
+  // declares the extension, and as the job's handle to any other.
+  if (exchange.shapes.tasks === 'extension' && entry.hosted.background !== undefined && declares(params, TASKS_EXTENSION)) {
+    const tasked = await callAsTask(bridge.host, facts, request, false)
+    if (!('job' in tasked)) return responseOf(id, finishedAnswer(bridge, exchange.shapes, tasked), stream)
+    const created = await createdTask(bridge, request, id, tasked.job, exchange.shapes)
+    if (stream === undefined) return created
+    stream.end(event(batchedResponse(id, created) as string))
+    return undefined
   }
   const answered: Answer = await callTool(bridge.host, facts, request)
   return responseOf(id, finishedAnswer(bridge, exchange.shapes, answered), stream)

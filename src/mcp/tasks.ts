@@ -1,15 +1,18 @@
-// Tasks (MCP 2025-11-25, "Tasks", experimental): a task-augmented call of an address with
-// `background` is its job, and the task's id is the job address's path. tasks/get reads the job by
-// its GET, tasks/cancel posts {"do":"cancel"} to it, tasks/result reads it until it is over: each by
-// the job address's own route, through the host's router (src/mcp/enter.ts), as resources/read
-// reads a job. Nothing of a task is kept here: the job is the task.
+// Tasks over job addresses: MCP 2025-11-25's own ("Tasks", experimental), and 2026-07-28's
+// `io.modelcontextprotocol/tasks` extension (its specification, "Tasks"). A call's task is its
+// job, and the task's id is the job address's path. tasks/get reads the job by its GET,
+// tasks/cancel posts {"do":"cancel"} to it, tasks/result (2025-11-25) reads it until it is over,
+// tasks/update (the extension) finds it by its GET: each by the job address's own route, through
+// the host's router (src/mcp/enter.ts), as resources/read reads a job. Nothing of a task is kept
+// here: the job is the task.
 import type { FastifyRequest } from 'fastify'
 import { isObject, type JsonObject } from '../json/value.ts'
 import type { Backgrounded } from '../jobs/index.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { actResult, FAILED } from './call.ts'
 import { route, urlOf, type Routed } from './enter.ts'
-import { errorOf, INVALID_PARAMS, resultOf, type Id } from './jsonrpc.ts'
+import { completed, TASKS_EXTENSION } from './envelope.ts'
+import { errorOf, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, resultOf, type Id } from './jsonrpc.ts'
 import type { Shapes } from './revision.ts'
 
 /** What a task's method comes to: its response's JSON, or a host hook's own answer to the job's route. */
@@ -31,64 +34,107 @@ async function readJob (bridge: Bridge, request: FastifyRequest, id: Id, taskId:
   const named = typeof taskId === 'string' ? bridge.jobAt(taskId) : undefined
   if (named === undefined) return { response: notFound(id) }
   const routed = await route(bridge.host, request, 'GET', urlOf(taskId as string), {})
-  if (routed === undefined) return { response: errorOf(id, -32000, 'The task cannot be read now: ask again later') }
+  if (routed === undefined) return { response: LATER(id) }
   switch (routed.status) {
     case 200: return { job: JSON.parse(routed.body.toString('utf8')) as JsonObject, entry: named.entry }
     case 404: return { response: notFound(id) }
     case 429:
-    case 503: return { response: errorOf(id, -32000, 'The task cannot be read now: ask again later') }
+    case 503: return { response: LATER(id) }
     default: return { response: { host: routed } }
   }
 }
 
 const notFound = (id: Id): string => errorOf(id, INVALID_PARAMS, 'Failed to retrieve task: Task not found')
+const LATER = (id: Id): string => errorOf(id, -32000, 'The task cannot be read now: ask again later')
 
 /**
  * A job as a Task: its status as it is (the job's four are the task's but input_required), made
  * when the act was posted, updated when it ended (its expiry less `keep`) or, while it works, as
- * of this read; its ttl from creation to expiry (null, unbounded, while it works), its
- * pollInterval the address's `poll`.
+ * of this read; its ttl from creation to expiry (null, unbounded, while it works), its poll
+ * interval the address's `poll`; both named as `shapes`' revision names them (the extension's in ms).
  */
-export function taskOf (taskId: string, job: JsonObject, entry: Entry, now = Date.now()): JsonObject {
+export function taskOf (taskId: string, job: JsonObject, entry: Entry, shapes: Shapes, now = Date.now()): JsonObject {
   const background = entry.hosted.background as Backgrounded
   const created = Date.parse(String(job['started']))
   const expires = typeof job['expires'] === 'string' ? Date.parse(job['expires']) : undefined
+  const ms = shapes.tasks === 'extension' ? 'Ms' : ''
   return {
     taskId,
     status: job['status'] as string,
     statusMessage: job['p'] as string,
     createdAt: new Date(created).toISOString(),
     lastUpdatedAt: new Date(expires === undefined ? now : expires - background.keep).toISOString(),
-    ttl: expires === undefined ? null : expires - created,
-    pollInterval: background.poll
+    [`ttl${ms}`]: expires === undefined ? null : expires - created,
+    [`pollInterval${ms}`]: background.poll
   }
 }
 
-/** A task-augmented call's CreateTaskResult: its job, read at once. */
-export async function createdTask (bridge: Bridge, request: FastifyRequest, id: Id, job: string): Promise<TaskResponse> {
-  const read = await readJob(bridge, request, id, job)
-  return 'response' in read ? read.response : resultOf(id, JSON.stringify({ task: taskOf(job, read.job, read.entry) }))
+/**
+ * The extension's DetailedTask: what tasks/get carries is "exactly what the underlying request
+ * would have returned" ("Error Handling"): a completed job's result as the call's, and a failed
+ * one's as the call answers it, a result with isError, so `completed` (`failed` is for JSON-RPC
+ * errors alone, which a job never comes to). A cancelled job is a cancelled task.
+ */
+function detailedOf (bridge: Bridge, taskId: string, job: JsonObject, entry: Entry, shapes: Shapes): JsonObject {
+  const task = taskOf(taskId, job, entry, shapes)
+  if (job['status'] === 'completed') return { ...task, result: JSON.parse(actResult(JSON.stringify(job['result']), bridge.tool(entry), shapes)) as JsonObject }
+  if (job['status'] === 'failed') return { ...task, status: 'completed', result: JSON.parse(FAILED) as JsonObject }
+  return task
 }
 
-/** tasks/get: the job, as a Task. */
-export async function getTask (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject): Promise<TaskResponse> {
-  const read = await readJob(bridge, request, id, params['taskId'])
-  return 'response' in read ? read.response : resultOf(id, JSON.stringify(taskOf(params['taskId'] as string, read.job, read.entry)))
+/** A call's CreateTaskResult (the extension's, flat and with resultType "task"; 2025-11-25's as `task`): its job, read at once. */
+export async function createdTask (bridge: Bridge, request: FastifyRequest, id: Id, job: string, shapes: Shapes): Promise<TaskResponse> {
+  const read = await readJob(bridge, request, id, job)
+  if ('response' in read) return read.response
+  const task = taskOf(job, read.job, read.entry, shapes)
+  // The extension, "Task Creation": the job is readable (its GET answered) before the task is told.
+  return resultOf(id, shapes.tasks === 'extension' ? completed(JSON.stringify(task), bridge.serverInfoMember, undefined, 'task') : JSON.stringify({ task }))
+}
+
+/** tasks/get: the job, as a Task (the extension's DetailedTask). */
+export async function getTask (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject, shapes: Shapes): Promise<TaskResponse> {
+  const taskId = params['taskId']
+  const read = await readJob(bridge, request, id, taskId)
+  if ('response' in read) return read.response
+  if (shapes.tasks === 'core') return resultOf(id, JSON.stringify(taskOf(taskId as string, read.job, read.entry, shapes)))
+  return resultOf(id, completed(JSON.stringify(detailedOf(bridge, taskId as string, read.job, read.entry, shapes)), bridge.serverInfoMember))
 }
 
 /**
- * tasks/cancel: `{"do":"cancel"}` posted to the job address, as any client may post it; a job
- * whose form no longer admits it is over, and cancelling it is -32602 ("Task Cancellation").
+ * tasks/update (the extension): the job never asks for input, so no key is outstanding and every
+ * response is ignored, as "Task Update Requests" says of keys not outstanding; the job is found
+ * by its GET all the same (an unknown task is -32602, a host's refusal its own answer).
  */
-export async function cancelTask (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject): Promise<TaskResponse> {
+export async function updateTask (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject): Promise<TaskResponse> {
+  if (!isObject(params['inputResponses'])) return errorOf(id, INVALID_PARAMS, 'Invalid params: inputResponses must be an object')
+  const read = await readJob(bridge, request, id, params['taskId'])
+  return 'response' in read ? read.response : resultOf(id, completed('{}', bridge.serverInfoMember))
+}
+
+/**
+ * The extension's -32021 ("Error Handling"): tasks/get, update and cancel, and task
+ * notifications, are for a client that declares the extension on its request.
+ */
+export const undeclared = (id: Id): string => errorOf(id, MISSING_CLIENT_CAPABILITY, 'Missing required client capability', {
+  requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } }
+})
+
+/**
+ * tasks/cancel: `{"do":"cancel"}` posted to the job address, as any client may post it. Under
+ * 2025-11-25 the job is read again: one whose form no longer admits the act is over, and
+ * cancelling it is -32602 ("Task Cancellation"). The extension's is an acknowledgment
+ * ("cooperative"): a job already over stays as it ended, as `tasks/get` says.
+ */
+export async function cancelTask (bridge: Bridge, request: FastifyRequest, id: Id, params: JsonObject, shapes: Shapes): Promise<TaskResponse> {
   const taskId = params['taskId']
   if (typeof taskId !== 'string' || bridge.jobAt(taskId) === undefined) return notFound(id)
   const posted = await route(bridge.host, request, 'POST', urlOf(taskId), { 'content-type': 'application/json' }, CANCEL)
   if (posted !== undefined && posted.status !== 200 && posted.status !== 204) return posted.status === 404 ? notFound(id) : { host: posted }
+  if (shapes.tasks === 'extension') return posted === undefined ? LATER(id) : resultOf(id, completed('{}', bridge.serverInfoMember))
   const read = await readJob(bridge, request, id, taskId)
   if ('response' in read) return read.response
   if (posted?.status !== 200) return errorOf(id, INVALID_PARAMS, `Cannot cancel task: already in terminal status '${String(read.job['status'])}'`)
-  return resultOf(id, JSON.stringify(taskOf(taskId, read.job, read.entry)))
+  return resultOf(id, JSON.stringify(taskOf(taskId, read.job, read.entry, shapes)))
 }
 
 const CANCEL = Buffer.from('{"do":"cancel"}')

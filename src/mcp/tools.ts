@@ -69,8 +69,9 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
         ...(shapes.structured && result !== undefined ? { outputSchema: outputSchema(result, hosted.background !== undefined, !shapes.structuredAny) } : {}),
         ...(shapes.annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
         ...(shapes.icons && settings.icons !== undefined ? { icons: settings.icons } : {}),
-        // 2025-11-25, "Tool-Level Negotiation": a call may be a task, whose task is the job.
-        ...(shapes.tasks && hosted.background !== undefined ? { execution: { taskSupport: 'optional' } } : {}),
+        // 2025-11-25, "Tool-Level Negotiation": a call may be a task, whose task is the job (the
+        // 2026-07-28 extension has no tool-level declaration: the server decides per call).
+        ...(shapes.tasks === 'core' && hosted.background !== undefined ? { execution: { taskSupport: 'optional' } } : {}),
         _meta: meta
       })
       made.set(shapes, text)

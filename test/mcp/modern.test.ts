@@ -61,12 +61,12 @@ describe('"Versioning": no handshake; server/discover', () => {
   it('server/discover: every revision spoken (those an UnsupportedProtocolVersionError lists), the capabilities, the instructions, and who answers in _meta, public for MAX_TTL', async () => {
     const answer = await post('server/discover')
     assert.equal(answer.status, 200)
-    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":${JSON.stringify([V, ...PROTOCOL_VERSIONS])},"capabilities":{"tools":{"listChanged":true},"resources":{}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
+    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":${JSON.stringify([V, ...PROTOCOL_VERSIONS])},"capabilities":{"tools":{"listChanged":true},"resources":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
     assert.equal(answer.headers['mcp-session-id'], undefined, 'no session is minted')
   })
 
   it('the handshake\'s methods and those it removed are unknown (-32601, HTTP 404); one not offered says why; initialize never offers 2026-07-28', async () => {
-    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'tasks/get', 'nope']) {
+    for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'tasks/result', 'nope']) {
       const answer = await post(method)
       assert.equal(answer.status, 404, method)
       assert.deepEqual(errorOf(answer), { code: -32601, message: `Method not found: ${method}` })

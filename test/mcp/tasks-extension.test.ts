@@ -1,0 +1,264 @@
+// The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`, its specification "Tasks"):
+// an act that outlives `background.after` is a job, told as a task to a client that declares the
+// extension; tasks/get, update and cancel reach the job by the job address's own routes. Every
+// message is judged against the extension's own schema.json by @cfworker/json-schema.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { after, before, describe, it } from 'node:test'
+import { Validator, type Schema } from '@cfworker/json-schema'
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import gpt, { type GptOptions } from '../../src/index.ts'
+import { FAILED } from '../../src/mcp/call.ts'
+import { bridged, raw, rpcText, type Bridged, type Raw } from './bridge-host.ts'
+import { gatesByName } from '../helpers/jobs.ts'
+
+// The extension's schema, schema/draft/schema.json of github.com/modelcontextprotocol/ext-tasks
+// at e4345978be1f602f1fc48d89051e8559dd5302a6 (2026-08-21), whole: its $defs hold the core's too.
+const SCHEMA = JSON.parse(readFileSync(new URL('../fixtures/mcp/ext-tasks-schema.json', import.meta.url), 'utf8')) as Schema & { $id: string }
+
+/** @cfworker/json-schema's judgment of `value` as the extension's `name`. */
+function judge (name: string, value: unknown): ReturnType<Validator['validate']> {
+  const validator = new Validator({ $ref: `${SCHEMA.$id}#/$defs/${name}` }, '2020-12', false)
+  validator.addSchema(SCHEMA)
+  return validator.validate(value)
+}
+
+/** Asserts that `value` is the extension's `name` (its errors, if not). */
+function judged (name: string, value: unknown): void {
+  const { valid, errors } = judge(name, value)
+  assert.ok(valid, `${name}: ${JSON.stringify(errors.slice(0, 3))}`)
+}
+
+const { gateOf } = gatesByName()
+const V = '2026-07-28'
+const EXTENSION = 'io.modelcontextprotocol/tasks'
+const SERVER = { name: 'tasks', version: '1' }
+
+type Json = Record<string, unknown>
+const json = (text: string): Json => JSON.parse(text) as Json
+
+let host: Bridged
+
+before(async () => {
+  host = await bridged(async (app) => {
+    await app.register(gpt, {
+      prefix: '/slow',
+      form: { type: 'object', properties: { id: { type: 'string' }, fail: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
+      result: { type: 'object' },
+      rateLimit: false,
+      background: { after: 30, poll: 10 },
+      async act ({ id, fail }: { id: string, fail?: boolean }) {
+        await gateOf(id).promise
+        if (fail === true) throw new Error('it broke')
+        return { id }
+      }
+    } as unknown as GptOptions)
+    await app.register(gpt, { prefix: '/quick', form: { type: 'object' }, rateLimit: false, background: { after: 5000 }, act: () => ({ quick: true }) })
+    await app.register(gpt, { prefix: '/plain', form: { type: 'object' }, rateLimit: false, act: () => ({ plain: true }) })
+    // A bearer gate on an address and everything under it, its job addresses included.
+    await app.register(async (gated) => {
+      gated.addHook('onRequest', async (request, reply) => {
+        if (request.headers.authorization !== 'Bearer good') await reply.code(401).header('www-authenticate', 'Bearer').send()
+      })
+      await gated.register(gpt, { prefix: '/guarded', form: { type: 'object' }, rateLimit: false, background: { after: 30 }, act: async () => { await gateOf('guarded').promise; return { opened: true } } })
+    })
+  }, { serverInfo: SERVER })
+})
+after(async () => { await host.close() })
+
+const declaring = { extensions: { [EXTENSION]: {} } }
+
+/** A 2026-07-28 request as a conforming client sends it, its header fields said; `capabilities` its client's. */
+function post (method: string, params: Json, capabilities: Json = declaring, headers: Record<string, string | undefined> = {}): Promise<Raw> {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': capabilities }
+  const name = params['name'] ?? params['taskId']
+  return raw(host.port, {
+    body: rpcText(method, { ...params, _meta: meta }),
+    headers: { accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...headers }
+  })
+}
+
+const result = async (answer: Promise<Raw>): Promise<Json> => {
+  const body = json((await answer).body)
+  assert.equal(body['error'], undefined, JSON.stringify(body['error']))
+  return body['result'] as Json
+}
+const error = async (answer: Promise<Raw>): Promise<Json> => json((await answer).body)['error'] as Json
+
+/** A call of /slow by a declaring client, answered by a task; its CreateTaskResult. */
+async function started (id: string, fail = false): Promise<Json> {
+  const created = await result(post('tools/call', { name: 'slow', arguments: { id, fail } }))
+  judged('CreateTaskResult', created)
+  return created
+}
+
+const get = (taskId: unknown, capabilities?: Json): Promise<Json> => result(post('tasks/get', { taskId }, capabilities))
+const jobOf = async (taskId: unknown): Promise<Json> => json((await raw(host.port, { method: 'GET', path: String(taskId), headers: { accept: 'application/json' } })).body)
+const ACK = { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER } }
+
+describe('the tasks extension (2026-07-28) over job addresses', () => {
+  it('"Capability Negotiation": server/discover declares the extension, and no tool declares anything of its own', async () => {
+    const discovered = await result(post('server/discover', {}))
+    assert.deepEqual((discovered['capabilities'] as Json)['extensions'], { [EXTENSION]: {} })
+    const tools = (await result(post('tools/list', {})))['tools'] as Json[]
+    assert.ok(tools.every((tool) => !('execution' in tool)))
+  })
+
+  it('"Task Creation": an act that outlives `after` is a task, its id the job address, readable at once; completed, its result the call\'s', async () => {
+    const created = await started('a')
+    assert.equal(created['resultType'], 'task')
+    assert.match(String(created['taskId']), /^\/slow\/jobs\/[\w-]+$/)
+    assert.equal(created['status'], 'working')
+    assert.equal(created['ttlMs'], null)
+    assert.equal(created['pollIntervalMs'], 10)
+    assert.deepEqual(created['_meta'], { 'io.modelcontextprotocol/serverInfo': SERVER })
+    // The judge can say no: a task handle that says it is complete is no CreateTaskResult.
+    assert.equal(judge('CreateTaskResult', { ...created, resultType: 'complete' }).valid, false)
+    const working = await get(created['taskId'])
+    judged('GetTaskResult', working)
+    assert.deepEqual([working['status'], working['createdAt'], working['resultType']], ['working', created['createdAt'], 'complete'])
+    assert.equal((await jobOf(created['taskId']))['status'], 'working')
+    gateOf('a').open()
+    let done = working
+    while (done['status'] === 'working') done = await get(created['taskId'])
+    judged('GetTaskResult', done)
+    assert.equal(done['status'], 'completed')
+    assert.deepEqual(done['result'], { content: [{ type: 'text', text: '{"id":"a"}' }], structuredContent: { id: 'a' } })
+    assert.equal(typeof done['ttlMs'], 'number')
+  })
+
+  it('answers a quick act, a tool without background, and any client not declaring the extension, as the call: never a task', async () => {
+    const quick = await result(post('tools/call', { name: 'quick', arguments: {} }))
+    assert.deepEqual([quick['resultType'], quick['structuredContent']], ['complete', { quick: true }])
+    const plain = await result(post('tools/call', { name: 'plain', arguments: {} }))
+    assert.equal(plain['resultType'], 'complete')
+    // 2025-11-25's `task` parameter is unknown here ("Backward Compatibility"): no hand-off at once.
+    assert.equal((await result(post('tools/call', { name: 'quick', arguments: {}, task: {} })))['resultType'], 'complete')
+    const handle = await result(post('tools/call', { name: 'slow', arguments: { id: 'b' } }, {}))
+    assert.equal(handle['resultType'], 'complete')
+    const href = String((handle['structuredContent'] as Json)['href'])
+    assert.match(href, /\/slow\/jobs\/[\w-]+$/)
+    gateOf('b').open()
+  })
+
+  it('"Error Handling": tasks/get, update and cancel of a client not declaring the extension are -32021; tasks/result is gone (-32601)', async () => {
+    const created = await started('c')
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      const refused = await error(post(method, { taskId: created['taskId'], inputResponses: {} }, {}))
+      assert.deepEqual(refused, { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [EXTENSION]: {} } } } }, method)
+    }
+    const gone = await post('tasks/result', { taskId: created['taskId'] })
+    assert.deepEqual([gone.status, (json(gone.body)['error'] as Json)['code']], [404, -32601])
+    gateOf('c').open()
+  })
+
+  it('"Task Cancellation": tasks/cancel is acknowledged, and the job address reads cancelled; a job over is acknowledged and stays as it ended', async () => {
+    const created = await started('d')
+    const acknowledged = await result(post('tasks/cancel', { taskId: created['taskId'] }))
+    judged('CancelTaskResult', acknowledged)
+    assert.deepEqual(acknowledged, ACK)
+    assert.equal((await jobOf(created['taskId']))['status'], 'cancelled')
+    const cancelled = await get(created['taskId'])
+    judged('GetTaskResult', cancelled)
+    assert.equal(cancelled['status'], 'cancelled')
+    assert.equal('result' in cancelled, false)
+    assert.deepEqual(await result(post('tasks/cancel', { taskId: created['taskId'] })), ACK)
+    gateOf('d').open()
+  })
+
+  it('reads a job cancelled by its own POST as a cancelled task', async () => {
+    const created = await started('e')
+    const posted = await raw(host.port, { path: String(created['taskId']), body: '{"do":"cancel"}', headers: { accept: 'application/json' } })
+    assert.equal(posted.status, 200)
+    assert.equal((await get(created['taskId']))['status'], 'cancelled')
+    gateOf('e').open()
+  })
+
+  it('reads a failed job as the call would answer it: completed, its result the failed act\'s (failed is for JSON-RPC errors)', async () => {
+    const created = await started('f', true)
+    gateOf('f').open()
+    let done = await get(created['taskId'])
+    while (done['status'] === 'working') done = await get(created['taskId'])
+    judged('GetTaskResult', done)
+    assert.equal((await jobOf(created['taskId']))['status'], 'failed')
+    assert.deepEqual([done['status'], done['result']], ['completed', JSON.parse(FAILED)])
+  })
+
+  it('"Task Update Requests": tasks/update is acknowledged, every response ignored (no input is asked); inputResponses must be an object', async () => {
+    const created = await started('g')
+    const acknowledged = await result(post('tasks/update', { taskId: created['taskId'], inputResponses: { name: { action: 'accept', content: {} } } }))
+    judged('UpdateTaskResult', acknowledged)
+    assert.deepEqual(acknowledged, ACK)
+    assert.equal((await get(created['taskId']))['status'], 'working')
+    assert.equal((await error(post('tasks/update', { taskId: created['taskId'] })))['code'], -32602)
+    gateOf('g').open()
+  })
+
+  it('answers tasks it does not know with -32602 ("Protocol Errors"), and a forgotten job is one', async () => {
+    for (const taskId of ['/slow/jobs/nothere', '/plain', '/quick/jobs/', 7]) {
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+        assert.deepEqual(await error(post(method, { taskId, inputResponses: {} })), { code: -32602, message: 'Failed to retrieve task: Task not found' }, `${method} ${String(taskId)}`)
+      }
+    }
+    const created = await started('h')
+    gateOf('h').open()
+    while ((await get(created['taskId']))['status'] === 'working');
+    await raw(host.port, { path: String(created['taskId']), body: '{"do":"forget"}', headers: { accept: 'application/json' } })
+    assert.equal((await error(post('tasks/get', { taskId: created['taskId'] })))['code'], -32602)
+  })
+
+  it('"Routing Headers": Mcp-Name says the task id, or the request is -32020', async () => {
+    const created = await started('i')
+    const answer = await post('tasks/get', { taskId: created['taskId'] }, declaring, { 'mcp-name': '/slow/jobs/other' })
+    assert.equal(answer.status, 400)
+    assert.equal((json(answer.body)['error'] as Json)['code'], -32020)
+    assert.equal((await error(post('tasks/get', { taskId: created['taskId'] }, declaring, { 'mcp-name': undefined })))['code'], -32020)
+    gateOf('i').open()
+  })
+
+  it('a bearer gate on the address holds for its task: the job\'s routes answer tasks/get, update and cancel as they answer the caller', async () => {
+    const bearer = { authorization: 'Bearer good' }
+    const created = await result(post('tools/call', { name: 'guarded', arguments: {} }, declaring, bearer))
+    judged('CreateTaskResult', created)
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+      for (const authorization of [undefined, 'Bearer bad']) {
+        const refused = await post(method, { taskId: created['taskId'], inputResponses: {} }, declaring, { authorization })
+        assert.deepEqual([refused.status, refused.headers['www-authenticate']], [401, 'Bearer'], `${method} ${String(authorization)}`)
+      }
+    }
+    assert.equal((await result(post('tasks/get', { taskId: created['taskId'] }, declaring, bearer)))['status'], 'working')
+    // Refused, the cancel did nothing: the job still works, and cancelled with the bearer it is.
+    assert.deepEqual(await result(post('tasks/cancel', { taskId: created['taskId'] }, declaring, bearer)), ACK)
+    assert.equal((await result(post('tasks/get', { taskId: created['taskId'] }, declaring, bearer)))['status'], 'cancelled')
+    gateOf('guarded').open()
+  })
+})
+
+describe('the official SDK 2.x client pinned to 2026-07-28', () => {
+  const connect = async (capabilities: Json): Promise<ClientV2> => {
+    const client = new ClientV2({ name: 'pinned', version: '2' }, { capabilities, versionNegotiation: { mode: { pin: V } } })
+    await client.connect(new TransportV2(new URL(`${host.origin}/mcp`)))
+    return client
+  }
+
+  it('declaring nothing, is never answered by a task: a long act is the job\'s handle it reads', async () => {
+    const client = await connect({})
+    try {
+      const called = await client.callTool({ name: 'slow', arguments: { id: 'j' } })
+      assert.match(String((called.structuredContent as Json)['href']), /\/slow\/jobs\/[\w-]+$/)
+    } finally {
+      gateOf('j').open()
+      await client.close()
+    }
+  })
+
+  it('declaring the extension, meets the CreateTaskResult it has no decoder for yet (2.4 speaks no tasks under 2026-07-28)', async () => {
+    const client = await connect(declaring)
+    try {
+      await assert.rejects(client.callTool({ name: 'slow', arguments: { id: 'k' } }), /Unsupported result type 'task' for tools\/call/)
+    } finally {
+      gateOf('k').open()
+      await client.close()
+    }
+  })
+})
