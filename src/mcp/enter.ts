@@ -125,7 +125,7 @@ class Incoming extends Readable {
 
 /**
  * A response as Fastify writes one: the status, the fields (Node's header methods, by lower-case
- * name) and the bytes of the body, kept until it ends.
+ * name) and the bytes of the body, kept until it ends unless it is only followed (`keeps` false).
  */
 class Outgoing extends Writable {
   statusCode = 200
@@ -134,10 +134,12 @@ class Outgoing extends Writable {
   readonly socket: Peer
   readonly #headers: OutgoingHttpHeaders = {}
   readonly #chunks: Buffer[] = []
+  readonly #keeps: boolean
 
-  constructor (socket: Peer) {
+  constructor (socket: Peer, keeps = true) {
     super()
     this.socket = socket
+    this.#keeps = keeps
   }
 
   setHeader (name: string, value: OutgoingHttpHeader): this {
@@ -167,11 +169,34 @@ class Outgoing extends Writable {
 
   override _write (chunk: Buffer, _encoding: string, then: () => void): void {
     this.headersSent = true
-    this.#chunks.push(chunk)
+    if (this.#keeps) this.#chunks.push(chunk)
     then()
   }
 
   body (): Buffer { return this.#chunks.length === 1 ? this.#chunks[0] as Buffer : Buffer.concat(this.#chunks) }
+}
+
+/**
+ * Follows a stream the host's route answers with (a job's events, closed once the job is over)
+ * to its end, keeping nothing of it: the status it came with, once it has ended; undefined when
+ * the host is closing, or `signal` aborted, which also ends the route's answer (its 'close', as
+ * a client leaving would).
+ */
+export function follow (host: FastifyInstance, request: FastifyRequest, url: string, signal: AbortSignal): Promise<number | undefined> {
+  if (closing.has(host) || signal.aborted) return Promise.resolve(undefined)
+  return new Promise((resolve) => {
+    const peer = new Peer(request.socket)
+    const outgoing = new Outgoing(peer, false)
+    const leave = (): void => { outgoing.destroy() }
+    const done = (status: number | undefined): void => {
+      signal.removeEventListener('abort', leave)
+      resolve(status)
+    }
+    signal.addEventListener('abort', leave, { once: true })
+    outgoing.once('finish', () => { done(outgoing.statusCode) })
+    outgoing.once('close', () => { done(undefined) }) // after 'finish', a promise already settled
+    host.routing(new Incoming('GET', url, forwarded(request, { accept: 'application/x-ndjson' }), peer, undefined) as unknown as RawRequestDefaultExpression, outgoing as unknown as RawReplyDefaultExpression)
+  })
 }
 
 /** A URL's path for an address's path (a space or a letter past ASCII percent-encoded). */

@@ -105,7 +105,7 @@ async function plugin (host: FastifyInstance, options: McpOptions): Promise<void
       const refused = guard(resolved, request, reply) ?? unspoken(request, reply)
       if (refused !== undefined) return refused
       // 2026-07-28 has no GET stream ("Backward Compatibility"): subscriptions/listen is its stream.
-      if (revisionOf(request).perRequest || !accepts(request.headers.accept) || !listeners.open(reply, request.ip)) return reply.code(405).header('allow', 'POST').send()
+      if (revisionOf(request).perRequest || !accepts(request.headers.accept) || listeners.open(reply, request.ip) === undefined) return reply.code(405).header('allow', 'POST').send()
       return reply
     })
     mcp.delete(path, (_request, reply) => reply.code(405).header('allow', 'GET, POST').send())

@@ -13,7 +13,7 @@ import { errorOf, INVALID_PARAMS, INVALID_REQUEST, isId, JSON_TYPE, METHOD_NOT_F
 import { PROTOCOL_VERSIONS, shapesOf, SPOKEN, type Shapes } from './revision.ts'
 import { actorOf, newSession } from './session.ts'
 import { CallStream, event, openStream, type Listening } from './stream.ts'
-import { asksTask, cancelTask, createdTask, getTask, TASKS_CAPABILITY, taskResult, undeclared, updateTask } from './tasks.ts'
+import { asksTask, cancelTask, createdTask, getTask, heard, TASKS_CAPABILITY, taskResult, tellWhenOver, undeclared, updateTask } from './tasks.ts'
 
 /** What answering one request needs besides the bridge: the HTTP exchange, the request's bytes, and what it speaks. */
 export interface Exchange {
@@ -104,7 +104,7 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
     case 'initialize': return exchange.batched ? errorOf(id, INVALID_REQUEST, 'initialize is not taken in a batch') : resultOf(id, initialize(bridge, exchange.reply, params))
     case 'ping': return resultOf(id, '{}')
     case 'server/discover': return resultOf(id, finished(bridge, shapes, discover(bridge), STEADY))
-    case 'subscriptions/listen': return listen(bridge, exchange, id, params)
+    case 'subscriptions/listen': return await listen(bridge, exchange, id, params)
     case 'tools/list': return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json(shapes)).join(',')}]}`)
     case 'tools/call': return await call(bridge, exchange, id, params)
     case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
@@ -188,24 +188,33 @@ function discover (bridge: Bridge): string {
 
 /**
  * subscriptions/listen (2026-07-28), where a GET stream was: a stream of its own, opened by the
- * acknowledgment of what it will hear (changed tools if it asks: the bridge sends no other
- * notification), each message tagged with the request's id, and ended by the bridge, when it
- * closes, with the request's response (a graceful end). Past maxStreams, 503 as any "later".
+ * acknowledgment of what it will hear, each message tagged with the request's id, and ended by
+ * the bridge, when it closes, with the request's response (a graceful end). It hears of changed
+ * tools if it asks, and of the tasks it names (`taskIds`, the tasks extension's, for a client
+ * declaring it: -32021 otherwise) that it may read, each once its job is over (src/mcp/tasks.ts).
+ * Past maxStreams, 503 as any "later".
  */
-function listen (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Response {
+async function listen (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
   const filter = params['notifications']
   if (!isObject(filter)) return errorOf(id, INVALID_PARAMS, 'Invalid params: notifications must be an object, the notifications to hear')
+  const asked = filter['taskIds']
+  if (asked !== undefined && !(Array.isArray(asked) && asked.every((taskId) => typeof taskId === 'string'))) return errorOf(id, INVALID_PARAMS, 'Invalid params: taskIds must be an array of strings')
+  if (asked !== undefined && !declares(params, TASKS_EXTENSION)) return undeclared(id)
   if (!accepts(exchange.request, 'text/event-stream')) return { status: 406, json: errorOf(id, INVALID_REQUEST, 'subscriptions/listen is answered as a stream: accept text/event-stream') }
+  const taskIds = asked === undefined ? undefined : await heard(bridge, exchange.request, id, asked as string[])
   const subscription = `"io.modelcontextprotocol/subscriptionId":${JSON.stringify(id)}`
   const tools = filter['toolsListChanged'] === true
+  const granted = JSON.stringify({ ...(tools ? { toolsListChanged: true } : {}), ...(taskIds === undefined ? {} : { taskIds }) })
   const listening: Listening = {
-    opening: event(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{${subscription}},"notifications":{${tools ? '"toolsListChanged":true' : ''}}}}`),
-    // notifications/tools/list_changed, the one notification told, has no params of its own.
+    opening: event(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{${subscription}},"notifications":${granted}}}`),
+    // notifications/tools/list_changed, the one notification told to every stream, has no params of its own.
     tell: tools ? (message) => event(`${message.slice(0, -1)},"params":{"_meta":{${subscription}}}}`) : () => '',
     closing: event(resultOf(id, `{"resultType":"complete","_meta":{${subscription},${bridge.serverInfoMember}}}`))
   }
-  if (bridge.listeners.open(exchange.reply, exchange.request.ip, listening)) return undefined
-  return { status: 503, retryAfter: 1, json: errorOf(id, -32000, 'Busy: as many streams as the bridge keeps are open; listen again later') }
+  const listened = bridge.listeners.open(exchange.reply, exchange.request.ip, listening)
+  if (listened === undefined) return { status: 503, retryAfter: 1, json: errorOf(id, -32000, 'Busy: as many streams as the bridge keeps are open; listen again later') }
+  if (taskIds !== undefined) tellWhenOver(bridge, exchange.request, id, taskIds, listened, exchange.shapes)
+  return undefined
 }
 
 /** Where this request reached the host, as the client wrote it (behind a proxy, with trustProxy). */

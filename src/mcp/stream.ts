@@ -74,6 +74,13 @@ export interface Listening {
   readonly closing?: string
 }
 
+/** One open listening stream, to write to alone (a task's notification, which only its subscriber hears). */
+export interface Listened {
+  readonly write: (text: string) => void
+  /** Aborts when the stream closes. */
+  readonly signal: AbortSignal
+}
+
 /** A GET stream (2025-03-26 to 2025-11-25): an opening comment, so the client's reader starts at once; each notification as it is; no end of its own. */
 export const GET_STREAM: Listening = Object.freeze({ opening: ': \n\n', tell: event })
 
@@ -98,11 +105,15 @@ export class Listeners {
 
   get size (): number { return this.#streams.size }
 
-  /** A new stream on `reply` for `client` (its address), or false when `max` are open or the client holds its share. */
-  open (reply: FastifyReply, client: string, listening: Listening = GET_STREAM): boolean {
+  /**
+   * A new stream on `reply` for `client` (its address): what writes to it alone, and a signal
+   * that aborts when it closes; undefined when `max` are open or the client holds its share.
+   */
+  open (reply: FastifyReply, client: string, listening: Listening = GET_STREAM): Listened | undefined {
     const held = this.#byClient.get(client) ?? 0
-    if (this.#streams.size >= this.max || held >= this.share) return false
+    if (this.#streams.size >= this.max || held >= this.share) return undefined
     const stream = openStream(reply)
+    const closed = new AbortController()
     this.#streams.set(stream, listening)
     this.#byClient.set(client, held + 1)
     const gone = (): void => {
@@ -112,11 +123,12 @@ export class Listeners {
       else this.#byClient.set(client, left)
     }
     reply.raw.once('close', () => {
+      closed.abort()
       gone()
       stream.end()
     })
     stream.write(listening.opening)
-    return true
+    return { write: (text) => { if (!stream.writableEnded) stream.write(text) }, signal: closed.signal }
   }
 
   /** Tells every stream a JSON-RPC notification, as each hears it. */

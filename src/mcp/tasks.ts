@@ -10,10 +10,11 @@ import { isObject, type JsonObject } from '../json/value.ts'
 import type { Backgrounded } from '../jobs/index.ts'
 import type { Bridge, Entry } from './bridge.ts'
 import { actResult, FAILED } from './call.ts'
-import { route, urlOf, type Routed } from './enter.ts'
+import { follow, route, urlOf, type Routed } from './enter.ts'
 import { completed, TASKS_EXTENSION } from './envelope.ts'
 import { errorOf, INVALID_PARAMS, MISSING_CLIENT_CAPABILITY, resultOf, type Id } from './jsonrpc.ts'
 import type { Shapes } from './revision.ts'
+import { event, type Listened } from './stream.ts'
 
 /** What a task's method comes to: its response's JSON, or a host hook's own answer to the job's route. */
 export type TaskResponse = string | { readonly host: Routed }
@@ -164,3 +165,36 @@ export async function taskResult (bridge: Bridge, request: FastifyRequest, id: I
 
 /** Whether a call asks to be a task: `params.task`, an object (TaskMetadata). */
 export const asksTask = (params: JsonObject): boolean => isObject(params['task'])
+
+/** The most tasks one subscriptions/listen hears of: the first ones it names that it may read. */
+export const MAX_TASK_IDS = 64
+
+/**
+ * Of the task ids a subscriptions/listen names, those it will hear of: of the first MAX_TASK_IDS
+ * named, each a job this request may read now (its GET answers 200).
+ */
+export async function heard (bridge: Bridge, request: FastifyRequest, id: Id, taskIds: readonly string[]): Promise<string[]> {
+  const reads = await Promise.all([...new Set(taskIds)].slice(0, MAX_TASK_IDS).map(async (taskId) => [taskId, await readJob(bridge, request, id, taskId)] as const))
+  return reads.flatMap(([taskId, read]) => 'job' in read ? [taskId] : [])
+}
+
+/**
+ * The extension's `notifications/tasks` ("Task Status Notifications") on a listening stream: a
+ * job's one change of status is its end, so each task is told once, when its job is over (at
+ * once if it was), as tasks/get would read it then. The end is waited for on the job's own
+ * events route, and the task read by its GET, each as this request would make it: a job whose
+ * gate refuses the read, or that is gone, is not told. Nothing is told once the stream closes.
+ */
+export function tellWhenOver (bridge: Bridge, request: FastifyRequest, id: Id, taskIds: readonly string[], listened: Listened, shapes: Shapes): void {
+  for (const taskId of taskIds) {
+    tellOnce(bridge, request, id, taskId, listened, shapes).catch((error: unknown) => { request.log.error({ err: error }, 'gpt: a task notification failed') })
+  }
+}
+
+async function tellOnce (bridge: Bridge, request: FastifyRequest, id: Id, taskId: string, listened: Listened, shapes: Shapes): Promise<void> {
+  if (await follow(bridge.host, request, urlOf(`${taskId}/events`), listened.signal) !== 200) return
+  const read = await readJob(bridge, request, id, taskId)
+  if (!('job' in read) || read.job['status'] === 'working' || listened.signal.aborted) return
+  const params = { ...detailedOf(bridge, taskId, read.job, read.entry, shapes), _meta: { 'io.modelcontextprotocol/subscriptionId': id } }
+  listened.write(event(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks', params })))
+}

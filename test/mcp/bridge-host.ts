@@ -1,6 +1,6 @@
 // A real listening host with the MCP bridge, the SDK's own client against it, and raw requests
 // for what the client would never send (byte-level envelopes, foreign Host and Origin fields).
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -81,6 +81,28 @@ export function raw (port: number, options: RawOptions = {}): Promise<Raw> {
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }))
       response.on('error', reject)
+    })
+    request.on('error', reject)
+    request.end(body)
+  })
+}
+
+/** A request whose answer is read as it comes: a stream that stays open. */
+export interface Streamed {
+  readonly response: IncomingMessage
+  readonly text: () => string
+  readonly ended: Promise<unknown>
+  close (): void
+}
+
+/** One POST of `body` to /mcp with exactly these header fields, from `from`, its answer read as it comes. */
+export function streamed (port: number, body: string, headers: Record<string, string>, from = '127.0.0.1'): Promise<Streamed> {
+  return new Promise((resolve, reject) => {
+    let text = ''
+    const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers, agent: false, localAddress: from }, (response) => {
+      response.on('data', (chunk: Buffer) => { text += chunk.toString() })
+      response.on('error', () => {})
+      resolve({ response, text: () => text, ended: new Promise((resolve) => response.on('close', resolve)), close: () => { request.destroy() } })
     })
     request.on('error', reject)
     request.end(body)

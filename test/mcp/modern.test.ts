@@ -3,13 +3,12 @@
 // and its method and name in header fields; server/discover; resultType, serverInfo and cache
 // hints on results; subscriptions/listen where the GET stream was; -32602 for a resource not found.
 import assert from 'node:assert/strict'
-import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { after, before, describe, it } from 'node:test'
 import gpt, { type GptAddress } from '../../src/index.ts'
 import { cacheDirectives } from '../../src/fields.ts'
 import { freshness, MAX_TTL } from '../../src/mcp/cache.ts'
 import { PROTOCOL_VERSIONS, REFUSAL } from '../../src/mcp/index.ts'
-import { bridged, callText, eventually, events, noteForm, raw, rpcText, type Bridged, type Raw } from './bridge-host.ts'
+import { bridged, callText, eventually, events, noteForm, raw, rpcText, streamed, type Bridged, type Raw, type Streamed } from './bridge-host.ts'
 
 const V = '2026-07-28'
 const SERVER = { name: 'shop', version: '9.9' }
@@ -207,26 +206,9 @@ describe('"Caching": ttlMs and cacheScope on lists and reads', () => {
   })
 })
 
-interface Listened {
-  readonly response: IncomingMessage
-  readonly text: () => string
-  readonly ended: Promise<unknown>
-  close (): void
-}
-
 /** A subscriptions/listen request, its answer read as it comes. */
-function listen (port: number, id: unknown, notifications: unknown, from = '127.0.0.1', accept = 'application/json, text/event-stream'): Promise<Listened> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    const headers = { 'content-type': 'application/json', accept, ...fields('subscriptions/listen') }
-    const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers, agent: false, localAddress: from }, (response) => {
-      response.on('data', (chunk: Buffer) => { text += chunk.toString() })
-      response.on('error', () => {})
-      resolve({ response, text: () => text, ended: new Promise((resolve) => response.on('close', resolve)), close: () => { request.destroy() } })
-    })
-    request.on('error', reject)
-    request.end(body('subscriptions/listen', { notifications }, META, id))
-  })
+function listen (port: number, id: unknown, notifications: unknown, from = '127.0.0.1', accept = 'application/json, text/event-stream'): Promise<Streamed> {
+  return streamed(port, body('subscriptions/listen', { notifications }, META, id), { 'content-type': 'application/json', accept, ...fields('subscriptions/listen') }, from)
 }
 
 describe('"Subscriptions": subscriptions/listen', () => {

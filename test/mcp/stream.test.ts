@@ -44,7 +44,7 @@ describe('Listeners', () => {
     const app = Fastify()
     const opened: boolean[] = []
     app.get('/', (_request, reply) => {
-      const ok = listeners.open(reply, _request.ip)
+      const ok = listeners.open(reply, _request.ip) !== undefined
       opened.push(ok)
       return ok ? reply : reply.code(405).send()
     })

@@ -4,12 +4,16 @@
 // message is judged against the extension's own schema.json by @cfworker/json-schema.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
 import { Validator, type Schema } from '@cfworker/json-schema'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import Fastify, { type FastifyRequest } from 'fastify'
 import gpt, { type GptOptions } from '../../src/index.ts'
 import { FAILED } from '../../src/mcp/call.ts'
-import { bridged, raw, rpcText, type Bridged, type Raw } from './bridge-host.ts'
+import { follow } from '../../src/mcp/enter.ts'
+import { MAX_TASK_IDS } from '../../src/mcp/tasks.ts'
+import { bridged, eventually, events, raw, rpcText, streamed, type Bridged, type Raw, type Streamed } from './bridge-host.ts'
 import { gatesByName } from '../helpers/jobs.ts'
 
 // The extension's schema, schema/draft/schema.json of github.com/modelcontextprotocol/ext-tasks
@@ -60,7 +64,13 @@ before(async () => {
       gated.addHook('onRequest', async (request, reply) => {
         if (request.headers.authorization !== 'Bearer good') await reply.code(401).header('www-authenticate', 'Bearer').send()
       })
-      await gated.register(gpt, { prefix: '/guarded', form: { type: 'object' }, rateLimit: false, background: { after: 30 }, act: async () => { await gateOf('guarded').promise; return { opened: true } } })
+      await gated.register(gpt, {
+        prefix: '/guarded',
+        form: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        rateLimit: false,
+        background: { after: 30 },
+        act: async ({ id }: { id: string }) => { await gateOf(id).promise; return { opened: true } }
+      } as unknown as GptOptions)
     })
   }, { serverInfo: SERVER })
 })
@@ -218,7 +228,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
 
   it('a bearer gate on the address holds for its task: the job\'s routes answer tasks/get, update and cancel as they answer the caller', async () => {
     const bearer = { authorization: 'Bearer good' }
-    const created = await result(post('tools/call', { name: 'guarded', arguments: {} }, declaring, bearer))
+    const created = await result(post('tools/call', { name: 'guarded', arguments: { id: 'g1' } }, declaring, bearer))
     judged('CreateTaskResult', created)
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       for (const authorization of [undefined, 'Bearer bad']) {
@@ -230,7 +240,102 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     // Refused, the cancel did nothing: the job still works, and cancelled with the bearer it is.
     assert.deepEqual(await result(post('tasks/cancel', { taskId: created['taskId'] }, declaring, bearer)), ACK)
     assert.equal((await result(post('tasks/get', { taskId: created['taskId'] }, declaring, bearer)))['status'], 'cancelled')
-    gateOf('guarded').open()
+    gateOf('g1').open()
+  })
+})
+
+/** A subscriptions/listen of a client with `capabilities`, its stream read as it comes. */
+function listen (id: unknown, notifications: Json, capabilities: Json = declaring, headers: Record<string, string> = {}): Promise<Streamed> {
+  const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': capabilities }
+  const fields = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen', ...headers }
+  return streamed(host.port, rpcText('subscriptions/listen', { notifications, _meta: meta }, id), fields)
+}
+
+/** The messages a stream has said so far. */
+const said = (stream: Streamed): Json[] => events(stream.text()) as Json[]
+
+describe('"Task Status Notifications": notifications/tasks on subscriptions/listen', () => {
+  it('acknowledges the tasks it may read, and tells each once its job is over (at once if it was), as tasks/get reads it, tagged with the subscription', async () => {
+    const working = await started('n1')
+    const over = await started('n2')
+    gateOf('n2').open()
+    while ((await get(over['taskId']))['status'] === 'working');
+    const stream = await listen('sub', { taskIds: [working['taskId'], over['taskId'], '/slow/jobs/nothere', '/plain', working['taskId']] })
+    await eventually(() => said(stream).length >= 1, 'acknowledged')
+    const acknowledged = said(stream)[0] as { params: { notifications: Json, _meta: Json } }
+    assert.deepEqual(acknowledged.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' }, notifications: { taskIds: [working['taskId'], over['taskId']] } })
+    judged('TaskSubscriptionAcknowledgedNotifications', acknowledged.params.notifications)
+    await eventually(() => said(stream).length === 2, 'the job over told')
+    const first = said(stream)[1] as { params: Json }
+    judged('TaskStatusNotification', first)
+    const { _meta: meta, ...task } = first.params
+    assert.deepEqual(meta, { 'io.modelcontextprotocol/subscriptionId': 'sub' })
+    const { resultType, _meta, ...read } = await get(over['taskId'])
+    assert.deepEqual(task, read)
+    gateOf('n1').open()
+    await eventually(() => said(stream).length === 3, 'the working job told once it is over')
+    const second = said(stream)[2] as { params: Json }
+    judged('TaskStatusNotification', second)
+    assert.deepEqual([second.params['taskId'], second.params['status'], second.params['result']], [working['taskId'], 'completed', { content: [{ type: 'text', text: '{"id":"n1"}' }], structuredContent: { id: 'n1' } }])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.equal(said(stream).length, 3, 'each task is told once')
+    stream.close()
+  })
+
+  it('tells a task cancelled by its job address; a gate on the job holds for the subscription as for tasks/get', async () => {
+    const bearer = { authorization: 'Bearer good' }
+    const created = await result(post('tools/call', { name: 'guarded', arguments: { id: 'g2' } }, declaring, bearer))
+    assert.equal(created['resultType'], 'task')
+    const refused = await listen(1, { taskIds: [created['taskId']] })
+    const allowed = await listen(2, { taskIds: [created['taskId']] }, declaring, bearer)
+    await eventually(() => said(refused).length === 1 && said(allowed).length === 1, 'both acknowledged')
+    assert.deepEqual((said(refused)[0] as { params: Json }).params['notifications'], { taskIds: [] })
+    assert.deepEqual((said(allowed)[0] as { params: Json }).params['notifications'], { taskIds: [created['taskId']] })
+    const posted = await raw(host.port, { path: String(created['taskId']), body: '{"do":"cancel"}', headers: { accept: 'application/json', ...bearer } })
+    assert.equal(posted.status, 200)
+    await eventually(() => said(allowed).length === 2, 'told')
+    assert.deepEqual([(said(allowed)[1] as { params: Json }).params['status'], said(refused).length], ['cancelled', 1])
+    refused.close()
+    allowed.close()
+    gateOf('g2').open()
+  })
+
+  it('taskIds of a client not declaring the extension: -32021; not an array of strings: -32602; past MAX_TASK_IDS, not heard', async () => {
+    const undeclared = await listen(3, { taskIds: [] }, {})
+    await undeclared.ended
+    assert.equal((JSON.parse(undeclared.text()) as { error: Json }).error['code'], -32021)
+    const malformed = await listen(4, { taskIds: [1] })
+    await malformed.ended
+    assert.equal((JSON.parse(malformed.text()) as { error: Json }).error['code'], -32602)
+    const created = await started('n3')
+    const many = await listen(5, { taskIds: [...Array.from({ length: MAX_TASK_IDS }, (_, index) => `/slow/jobs/no${index}`), created['taskId']] })
+    await eventually(() => said(many).length === 1, 'acknowledged')
+    assert.deepEqual((said(many)[0] as { params: Json }).params['notifications'], { taskIds: [] })
+    many.close()
+    gateOf('n3').open()
+  })
+})
+
+describe('following a job\'s events to their end', () => {
+  it('answers the route\'s status once its stream ends; aborted, it ends the route\'s answer as a client leaving would', async () => {
+    const app = Fastify()
+    let left = false
+    app.get('/endless', (_request, reply) => {
+      reply.raw.once('close', () => { left = true })
+      return reply.send(Readable.from((async function * () { for (;;) { yield '\n'; await new Promise((resolve) => setTimeout(resolve, 5)) } })()))
+    })
+    app.get('/over', () => 'over')
+    await app.ready()
+    const request = { headers: {}, socket: { remoteAddress: '127.0.0.1' } } as unknown as FastifyRequest
+    try {
+      assert.equal(await follow(app, request, '/over', new AbortController().signal), 200)
+      const leaving = new AbortController()
+      setTimeout(() => { leaving.abort() }, 30)
+      assert.equal(await follow(app, request, '/endless', leaving.signal), undefined)
+      await eventually(() => left, 'the route\'s answer closed')
+    } finally {
+      await app.close()
+    }
   })
 })
 
