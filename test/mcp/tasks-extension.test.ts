@@ -57,6 +57,17 @@ before(async () => {
         return { id }
       }
     } as unknown as GptOptions)
+    await app.register(gpt, {
+      prefix: '/steps',
+      form: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      rateLimit: false,
+      background: { after: 30 },
+      async * act ({ id }: { id: string }) {
+        yield 'half way'
+        await gateOf(id).promise
+        return { id }
+      }
+    } as unknown as GptOptions)
     await app.register(gpt, { prefix: '/quick', form: { type: 'object' }, rateLimit: false, background: { after: 5000 }, act: () => ({ quick: true }) })
     await app.register(gpt, { prefix: '/plain', form: { type: 'object' }, rateLimit: false, act: () => ({ plain: true }) })
     // A bearer gate on an address and everything under it, its job addresses included.
@@ -78,12 +89,16 @@ after(async () => { await host.close() })
 
 const declaring = { extensions: { [EXTENSION]: {} } }
 
-/** A 2026-07-28 request as a conforming client sends it, its header fields said; `capabilities` its client's. */
+/**
+ * A 2026-07-28 request as a conforming client sends it, its header fields said; `capabilities`
+ * its client's; `params._progress` true: with a progressToken.
+ */
 function post (method: string, params: Json, capabilities: Json = declaring, headers: Record<string, string | undefined> = {}): Promise<Raw> {
-  const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': capabilities }
+  const { _progress: progress, ...rest } = params
+  const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': capabilities, ...(progress === true ? { progressToken: 'p' } : {}) }
   const name = params['name'] ?? params['taskId']
   return raw(host.port, {
-    body: rpcText(method, { ...params, _meta: meta }),
+    body: rpcText(method, { ...rest, _meta: meta }),
     headers: { accept: 'application/json', 'mcp-protocol-version': V, 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...headers }
   })
 }
@@ -135,6 +150,18 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     assert.equal(done['status'], 'completed')
     assert.deepEqual(done['result'], { content: [{ type: 'text', text: '{"id":"a"}' }], structuredContent: { id: 'a' } })
     assert.equal(typeof done['ttlMs'], 'number')
+  })
+
+  it('ends a call\'s progress stream with its CreateTaskResult', async () => {
+    const answer = await post('tools/call', { name: 'steps', arguments: { id: 's' }, _progress: true }, declaring, { accept: 'application/json, text/event-stream' })
+    const said = events(answer.body) as Json[]
+    assert.equal(answer.headers['content-type'], 'text/event-stream')
+    assert.deepEqual(said[0], { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, message: 'half way' } })
+    const created = (said[1] as { result: Json }).result
+    judged('CreateTaskResult', created)
+    assert.equal(said.length, 2)
+    assert.equal((await jobOf(created['taskId']))['status'], 'working')
+    gateOf('s').open()
   })
 
   it('answers a quick act, a tool without background, and any client not declaring the extension, as the call: never a task', async () => {
