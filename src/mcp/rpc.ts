@@ -34,7 +34,7 @@ export interface Exchange {
  * when), another status its revision gives a JSON-RPC error (2026-07-28's 404), or a host hook's own answer.
  */
 export type Outside =
-  | { readonly status: 404 | 406 | 409 | 429 | 503, readonly retryAfter?: number, readonly json: string }
+  | { readonly status: 400 | 404 | 406 | 409 | 429 | 503, readonly retryAfter?: number, readonly json: string }
   | { readonly host: Routed }
 
 /** What one request comes to: its response's JSON, an answer outside the protocol, or undefined once a call's own stream holds it. */
@@ -127,7 +127,7 @@ async function task (bridge: Bridge, exchange: Exchange, id: Id, method: string,
   const { request, shapes } = exchange
   const offered = shapes.tasks === 'core' ? method !== 'tasks/update' : shapes.tasks === 'extension' && method !== 'tasks/result'
   if (!offered) return notFound(id, method, shapes, undefined)
-  if (shapes.tasks === 'extension' && !declares(params, TASKS_EXTENSION)) return undeclared(id)
+  if (shapes.tasks === 'extension' && !declares(params, TASKS_EXTENSION)) return missing(id)
   switch (method) {
     case 'tasks/get': return await getTask(bridge, request, id, params, shapes)
     case 'tasks/update': return await updateTask(bridge, request, id, params)
@@ -135,6 +135,9 @@ async function task (bridge: Bridge, exchange: Exchange, id: Id, method: string,
     default: return await taskResult(bridge, request, id, params, shapes)
   }
 }
+
+/** The tasks extension's -32021, with HTTP 400 as 2026-07-28 asks of it ("Capability Negotiation"). */
+const missing = (id: Id): Response => ({ status: 400, json: undeclared(id) })
 
 /** -32601; from 2026-07-28 with HTTP 404 ("Protocol Version Header"), whose JSON-RPC body tells it from a server without the endpoint. */
 function notFound (id: Id, method: string, shapes: Shapes, why: string | undefined): Response {
@@ -199,7 +202,7 @@ async function listen (bridge: Bridge, exchange: Exchange, id: Id, params: JsonO
   if (!isObject(filter)) return errorOf(id, INVALID_PARAMS, 'Invalid params: notifications must be an object, the notifications to hear')
   const asked = filter['taskIds']
   if (asked !== undefined && !(Array.isArray(asked) && asked.every((taskId) => typeof taskId === 'string'))) return errorOf(id, INVALID_PARAMS, 'Invalid params: taskIds must be an array of strings')
-  if (asked !== undefined && !declares(params, TASKS_EXTENSION)) return undeclared(id)
+  if (asked !== undefined && !declares(params, TASKS_EXTENSION)) return missing(id)
   if (!accepts(exchange.request, 'text/event-stream')) return { status: 406, json: errorOf(id, INVALID_REQUEST, 'subscriptions/listen is answered as a stream: accept text/event-stream') }
   const taskIds = asked === undefined ? undefined : await heard(bridge, exchange.request, id, asked as string[])
   const subscription = `"io.modelcontextprotocol/subscriptionId":${JSON.stringify(id)}`

@@ -178,10 +178,12 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     gateOf('b').open()
   })
 
-  it('"Error Handling": tasks/get, update and cancel of a client not declaring the extension are -32021; tasks/result is gone (-32601)', async () => {
+  it('"Error Handling": tasks/get, update and cancel of a client not declaring the extension are -32021 (HTTP 400); tasks/result is gone (-32601)', async () => {
     const created = await started('c')
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
-      const refused = await error(post(method, { taskId: created['taskId'], inputResponses: {} }, {}))
+      const answer = await post(method, { taskId: created['taskId'], inputResponses: {} }, {})
+      assert.equal(answer.status, 400, 'as 2026-07-28 asks of -32021')
+      const refused = json(answer.body)['error']
       assert.deepEqual(refused, { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [EXTENSION]: {} } } } }, method)
     }
     const gone = await post('tasks/result', { taskId: created['taskId'] })
@@ -330,6 +332,7 @@ describe('"Task Status Notifications": notifications/tasks on subscriptions/list
   it('taskIds of a client not declaring the extension: -32021; not an array of strings: -32602; past MAX_TASK_IDS, not heard', async () => {
     const undeclared = await listen(3, { taskIds: [] }, {})
     await undeclared.ended
+    assert.equal(undeclared.response.statusCode, 400)
     assert.equal((JSON.parse(undeclared.text()) as { error: Json }).error['code'], -32021)
     const malformed = await listen(4, { taskIds: [1] })
     await malformed.ended
