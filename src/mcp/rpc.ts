@@ -282,6 +282,8 @@ async function call (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
     if (!('job' in tasked)) return responseOf(id, finishedAnswer(bridge, exchange.shapes, tasked), stream)
     const created = await createdTask(bridge, request, id, tasked.job, exchange.shapes)
     if (stream === undefined) return created
+    // Past progress the stream is the answer: a hook's refusal of the job's GET is told there as
+    // an error naming its status, as in a batch.
     stream.end(event(batchedResponse(id, created) as string))
     return undefined
   }
