@@ -64,6 +64,8 @@ describe('tasks over job addresses (2025-11-25)', () => {
     assert.deepEqual(await init('2025-11-25'), { cancel: {}, requests: { tools: { call: {} } } })
     assert.equal(await init('2025-06-18'), undefined)
     assert.equal((await rpc('tasks/get', { taskId: 'x' }, { 'mcp-protocol-version': '2025-06-18' })).error?.code, -32601)
+    // tasks/update is the 2026-07-28 extension's alone.
+    assert.equal((await rpc('tasks/update', { taskId: 'x', inputResponses: {} })).error?.code, -32601)
   })
 
   it('answers a task-augmented call with its job, read by tasks/get, and the result the call would have had', async () => {
