@@ -20,6 +20,10 @@
 //   mcp    the MCP TypeScript SDK over Streamable HTTP, stateless as its docs show
 //          (simpleStatelessStreamableHttp: a new McpServer and transport per request on
 //          createMcpExpressApp); tools `note` and `todo` with strict zod inputs at POST /mcp
+//   mcp-v2 the MCP TypeScript SDK v2 (@modelcontextprotocol/server) on its official Fastify
+//          adapter (@modelcontextprotocol/fastify's createMcpFastifyApp), stateless as the
+//          adapter's README shows: a new McpServer and NodeStreamableHTTPServerTransport
+//          (@modelcontextprotocol/node) per request; the same tools as mcp
 // Arguments: --stack NAME, --module PATH (gpt and gpt-mcp only: another build's index.js, to
 // measure a change; gpt-mcp takes the bridge from mcp/index.js beside it).
 // Reports { port, pid } once listening; answers `close` over IPC, and `profile-start` and
@@ -115,15 +119,8 @@ async function mcp (): Promise<Listening> {
   const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js')
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js')
   const { createMcpExpressApp } = await import('@modelcontextprotocol/sdk/server/express.js')
-  const { z } = await import('zod/v4')
-  const { noteSchema, todoSchema } = zodForms(z)
-  const text = (value: unknown): { content: { type: 'text', text: string }[] } => ({ content: [{ type: 'text', text: JSON.stringify(value) }] })
-  const server = (): InstanceType<typeof McpServer> => {
-    const mcpServer = new McpServer({ name: 'peers', version: '1.0.0' })
-    mcpServer.registerTool('note', { description: notePrompt, inputSchema: noteSchema }, async (body) => text(noteReceipt(body as Note)))
-    mcpServer.registerTool('todo', { description: todoPrompt, inputSchema: todoSchema }, async (body) => text(todoReceipt(body as Todo)))
-    return mcpServer
-  }
+  const forms = zodForms((await import('zod/v4')).z)
+  const server = (): InstanceType<typeof McpServer> => withTools(new McpServer({ name: 'peers', version: '1.0.0' }), forms)
   const app = createMcpExpressApp()
   app.post('/mcp', async (req: IncomingMessage & { body: unknown }, res: ServerResponse & { status: (code: number) => { json: (value: unknown) => void } }) => {
     const mcpServer = server()
@@ -147,6 +144,40 @@ async function mcp (): Promise<Listening> {
   })
 }
 
+async function mcpV2 (): Promise<Listening> {
+  const { McpServer } = await import('@modelcontextprotocol/server')
+  const { createMcpFastifyApp } = await import('@modelcontextprotocol/fastify')
+  const { NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node')
+  const forms = zodForms((await import('zod/v4')).z)
+  const app = createMcpFastifyApp({ host: '127.0.0.1' })
+  app.post('/mcp', async (request, reply) => {
+    const mcpServer = withTools(new McpServer({ name: 'peers', version: '1.0.0' }), forms)
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+    await mcpServer.connect(transport)
+    reply.raw.on('close', () => {
+      transport.close()
+      mcpServer.close()
+    })
+    await transport.handleRequest(request.raw, reply.raw, request.body)
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return { port: (app.server.address() as { port: number }).port, close: () => app.close() }
+}
+
+/** What the SDKs' McpServer (v1 and v2 alike) is asked here: the tools, as each documents registerTool. */
+interface ToolServer {
+  registerTool: (name: string, config: { description: string, inputSchema: never }, handler: (body: never) => Promise<{ content: { type: 'text', text: string }[] }>) => unknown
+}
+
+/** `server` with the tools `note` and `todo`, each answering its act's receipt as text. */
+function withTools<S> (server: S, { noteSchema, todoSchema }: ReturnType<typeof zodForms>): S {
+  const text = (value: unknown): { content: { type: 'text', text: string }[] } => ({ content: [{ type: 'text', text: JSON.stringify(value) }] })
+  const tools = server as unknown as ToolServer
+  tools.registerTool('note', { description: notePrompt, inputSchema: noteSchema as never }, async (body: Note) => text(noteReceipt(body)))
+  tools.registerTool('todo', { description: todoPrompt, inputSchema: todoSchema as never }, async (body: Todo) => text(todoReceipt(body)))
+  return server
+}
+
 /** The two forms as zod schemas, strict as the JSON Schema forms are (additionalProperties: false). */
 type Zod = typeof import('zod/v4').z
 function zodForms (z: Zod) {
@@ -163,7 +194,7 @@ function zodForms (z: Zod) {
   return { noteSchema, todoSchema }
 }
 
-const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, 'gpt-otel': gpt, 'gpt-fotel': gpt, bare, 'bare-kept': bare, hono, mcp }
+const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, 'gpt-otel': gpt, 'gpt-fotel': gpt, bare, 'bare-kept': bare, hono, mcp, 'mcp-v2': mcpV2 }
 const start = stacks[values.stack]
 if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
 const listening = await start()

@@ -68,8 +68,8 @@ const pairs = Number(values.pairs)
 requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'gpt-mcp' | 'gpt-mcp26' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'gpt-mcp', 'gpt-mcp26', 'before-mcp', 'gpt-otel', 'gpt-fotel']
+type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'mcp-v2' | 'gpt-mcp' | 'gpt-mcp26' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
+const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'mcp-v2', 'gpt-mcp', 'gpt-mcp26', 'before-mcp', 'gpt-otel', 'gpt-fotel']
 const named = values.stacks.split(',')
 const befores = values.before === undefined ? [] : ['before', ...(named.includes('gpt-mcp') ? ['before-mcp'] : [])]
 const stacks = [...named, ...befores] as Stack[]
@@ -102,8 +102,8 @@ interface Scenario {
 }
 
 const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before' || stack === 'gpt-otel' || stack === 'gpt-fotel'
-/** The stacks that speak MCP: the SDK's server, and fastify-gpt's bridge. */
-const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'gpt-mcp' || stack === 'gpt-mcp26' || stack === 'before-mcp'
+/** The stacks that speak MCP: the SDK's servers (v1, v2), and fastify-gpt's bridge. */
+const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'mcp-v2' || stack === 'gpt-mcp' || stack === 'gpt-mcp26' || stack === 'before-mcp'
 function post (tool: 'note' | 'todo', body: string, accepted = true) {
   return (stack: Stack): Request & { status: number } => {
     if (stack === 'gpt-mcp26') return { method: 'POST', path: '/mcp', body: call(tool, body, META_2026), headers: fields2026('tools/call', tool), status: 200 }
@@ -158,9 +158,9 @@ async function startHost (stack: Stack): Promise<Host> {
   return { stack, child, url: `http://127.0.0.1:${port}`, pid }
 }
 
-/** The SDK's MCP stack costs some 30 times the others a request: a tenth of the requests keeps its runs as long (not gpt-mcp's). */
+/** The SDK's MCP stacks cost many times the others a request: a tenth of the requests keeps their runs as long (not gpt-mcp's). */
 const amountOf = (scenario: Scenario, stack: Stack, base: number): number =>
-  Math.max(connections, Math.round(base * scenario.share * (stack === 'mcp' && !smoke ? 0.1 : 1)))
+  Math.max(connections, Math.round(base * scenario.share * ((stack === 'mcp' || stack === 'mcp-v2') && !smoke ? 0.1 : 1)))
 
 async function measure (loader: Child, host: Host, scenario: Scenario, amount: number): Promise<Run> {
   const { status, ...request } = scenario.ask(host.stack)
@@ -248,7 +248,7 @@ async function behaviour (hosts: readonly Host[]): Promise<Behaviour[]> {
   return found
 }
 
-interface RpcAnswer { result?: { isError?: boolean, content?: { text: string }[], tools?: { name: string }[] }, error?: { message: string } }
+interface RpcAnswer { result?: { isError?: boolean, content?: { text: string }[], tools?: { name: string }[] }, error?: { message: string } | string }
 
 /**
  * The JSON-RPC answer in an MCP stack's response: one server-sent event (the SDK's: `event:
@@ -275,7 +275,7 @@ async function checkMcpAnswer (host: Host, scenario: Scenario): Promise<void> {
   const wrong = (why: string): void => { problems.push(`${scenario.name} on ${host.stack}: ${why}`) }
   if (response.status !== status) return wrong(`answered ${response.status}`)
   if (typeof message === 'string') return wrong(message)
-  if (message.error !== undefined) return wrong(`JSON-RPC error ${message.error.message}`)
+  if (message.error !== undefined) return wrong(`JSON-RPC error ${typeof message.error === 'string' ? message.error : message.error.message}`)
   if (scenario.name === 'get') {
     const names = (message.result?.tools ?? []).map((tool) => tool.name).sort().join(',')
     if (names !== 'note,todo') wrong(`tools/list names ${names}`)
@@ -294,6 +294,8 @@ function answerOf (stack: Stack, text: string): string {
   if (mcpLike(stack)) {
     const message = rpcAnswerOf(text)
     if (typeof message === 'string') return message
+    // a Fastify error ({ statusCode, code, error: 'Bad Request', message }): the body refused before MCP read it
+    if (typeof message.error === 'string') return receivedOf(text)
     if (message.error !== undefined) return `JSON-RPC error: ${message.error.message.slice(0, 80)}`
     const first = message.result?.content?.[0]?.text ?? ''
     if (message.result?.isError === true) return `tool error: ${first.replace(/\s+/g, ' ').slice(0, 160)}`
@@ -360,6 +362,7 @@ async function main (): Promise<number> {
   const PAIRS: readonly (readonly [Stack, Stack])[] = [
     ['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
     ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'], ['gpt', 'gpt-mcp26'], ['mcp', 'gpt-mcp26'],
+    ['bare', 'mcp-v2'], ['mcp', 'mcp-v2'], ['mcp-v2', 'gpt-mcp'],
     ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp'],
     // the act with nobody subscribed against the build before the channels (--before), and what
     // fastify-gpt/otel adds beside @fastify/otel alone (docs/observability.md)
