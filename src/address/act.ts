@@ -224,16 +224,14 @@ class Answering {
   respond (result: unknown): FastifyReply {
     const reply = this.#reply
     if (reply.sent) return this.#byItself() // the act answered by itself
-    let payload: string | undefined
+    let json: string | { readonly refused: string }
     try {
-      payload = JSON.stringify(result)
+      // Fails closed: a result the result form does not admit is never sent (a job's handle is no result).
+      json = this.#result === undefined || isHandOff(result) ? JSON.stringify(result) ?? 'null' : this.#result.judge(result)
     } catch (error) {
       return this.failed(error, 'its result cannot be sent as JSON')
     }
-    const json = payload ?? 'null'
-    // Fails closed: a result the result form does not admit is never sent (a job's handle is no result).
-    const refused = this.#result === undefined || isHandOff(result) ? undefined : this.#result.refuses(json)
-    if (refused !== undefined) return this.#fail(500, new GPT_ERR_RESULT_INVALID(this.#path, refused))
+    if (typeof json !== 'string') return this.#fail(500, new GPT_ERR_RESULT_INVALID(this.#path, json.refused))
     reply.code(200).header('content-type', JSON_TYPE)
     this.#ticket?.done({ status: 200, headers: this.#set(), body: json })
     return reply.send(json)
