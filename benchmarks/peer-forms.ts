@@ -47,6 +47,23 @@ export const noteReceipt = (body: { note: string, author?: string | undefined })
 /** What the to-do act answers. */
 export const todoReceipt = (body: { items: readonly unknown[] }): unknown => ({ saved: true, items: body.items.length })
 
+/** What the acts answer, as result forms (the gpt-result stack's `result`): forms the compiled serializer takes (src/address/serialize.ts). */
+export const noteResult = {
+  type: 'object',
+  properties: {
+    pinned: { type: 'boolean' },
+    received: { type: 'object', properties: { note: { type: 'string', maxLength: 280 }, author: { type: 'string', maxLength: 40 } }, required: ['note'], additionalProperties: false }
+  },
+  required: ['pinned', 'received'],
+  additionalProperties: false
+} as const
+export const todoResult = {
+  type: 'object',
+  properties: { saved: { type: 'boolean' }, items: { type: 'integer', minimum: 0 } },
+  required: ['saved', 'items'],
+  additionalProperties: false
+} as const
+
 /** Every stack's body limit: the 64 KB list fits. */
 export const BODY_LIMIT = 128 * 1024
 

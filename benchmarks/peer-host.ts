@@ -13,6 +13,8 @@
 //   gpt-mcp  the gpt host with fastify-gpt/mcp (the built package, dist/mcp/) registered after
 //          its addresses, `rateLimit: false` as the addresses have it: the same forms as tools
 //          `note` and `todo` at POST /mcp, stateless, each answer one JSON-RPC response in JSON
+//   gpt-result  the gpt host with each address's `result` declared (noteResult, todoResult): every
+//          result judged, and written by the compiled serializer (src/address/serialize.ts)
 //   gpt-fotel  the gpt host with @fastify/otel registered first (a request span per request and
 //          a span per hook) to the OpenTelemetry SDK, spans batched to an exporter that drops them
 //   gpt-otel   the same, and fastify-gpt/otel (docs/observability.md): the request span's gpt.*
@@ -33,7 +35,7 @@ import { writeFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Session } from 'node:inspector/promises'
 import { serve } from './processes.ts'
-import { BODY_LIMIT, intro, noteArrival, noteForm, notePrompt, noteReceipt, todoForm, todoPrompt, todoReceipt } from './peer-forms.ts'
+import { BODY_LIMIT, intro, noteArrival, noteForm, notePrompt, noteReceipt, noteResult, todoForm, todoPrompt, todoReceipt, todoResult } from './peer-forms.ts'
 import { parseArgs } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import { dirname, resolve as absolute } from 'node:path'
@@ -54,8 +56,9 @@ async function gpt (): Promise<Listening> {
   const app = Fastify({ logger: false })
   if (values.stack === 'gpt-otel' || values.stack === 'gpt-fotel') await telemetry(app, values.stack === 'gpt-otel')
   const common = { rateLimit: false, lint: false, bodyLimit: BODY_LIMIT }
-  app.register(plugin, { ...common, prefix: '/note', prompt: notePrompt, messages: intro, form: noteForm, act: (body: Note) => noteReceipt(body) })
-  app.register(plugin, { ...common, prefix: '/todo', prompt: todoPrompt, form: todoForm, act: (body: Todo) => todoReceipt(body) })
+  const results = values.stack === 'gpt-result'
+  app.register(plugin, { ...common, prefix: '/note', prompt: notePrompt, messages: intro, form: noteForm, act: (body: Note) => noteReceipt(body), ...(results ? { result: noteResult } : {}) })
+  app.register(plugin, { ...common, prefix: '/todo', prompt: todoPrompt, form: todoForm, act: (body: Todo) => todoReceipt(body), ...(results ? { result: todoResult } : {}) })
   if (values.stack === 'gpt-mcp') {
     // docs/mcp.md: registered after the addresses; the bridge's own limit off, as the addresses'
     const { mcp } = await import(values.module === undefined ? 'fastify-gpt/mcp' : pathToFileURL(absolute(dirname(values.module), 'mcp/index.js')).href)
@@ -194,7 +197,7 @@ function zodForms (z: Zod) {
   return { noteSchema, todoSchema }
 }
 
-const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-mcp': gpt, 'gpt-otel': gpt, 'gpt-fotel': gpt, bare, 'bare-kept': bare, hono, mcp, 'mcp-v2': mcpV2 }
+const stacks: Record<string, () => Promise<Listening>> = { gpt, 'gpt-result': gpt, 'gpt-mcp': gpt, 'gpt-otel': gpt, 'gpt-fotel': gpt, bare, 'bare-kept': bare, hono, mcp, 'mcp-v2': mcpV2 }
 const start = stacks[values.stack]
 if (start === undefined) throw new Error(`--stack must be one of ${Object.keys(stacks).join(', ')}, not ${values.stack}`)
 const listening = await start()

@@ -68,8 +68,8 @@ const pairs = Number(values.pairs)
 requireCounts({ runs, requests, warmup, connections, pairs })
 const out = resolve(ROOT, values.out ?? (smoke ? 'benchmarks/results/peers-smoke.tmp.json' : 'benchmarks/results/peers-latest.json'))
 
-type Stack = 'gpt' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'mcp-v2' | 'gpt-mcp' | 'gpt-mcp26' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
-const KNOWN: readonly Stack[] = ['gpt', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'mcp-v2', 'gpt-mcp', 'gpt-mcp26', 'before-mcp', 'gpt-otel', 'gpt-fotel']
+type Stack = 'gpt' | 'gpt-result' | 'before' | 'bare' | 'bare-kept' | 'hono' | 'mcp' | 'mcp-v2' | 'gpt-mcp' | 'gpt-mcp26' | 'before-mcp' | 'gpt-otel' | 'gpt-fotel'
+const KNOWN: readonly Stack[] = ['gpt', 'gpt-result', 'before', 'bare', 'bare-kept', 'hono', 'mcp', 'mcp-v2', 'gpt-mcp', 'gpt-mcp26', 'before-mcp', 'gpt-otel', 'gpt-fotel']
 const named = values.stacks.split(',')
 const befores = values.before === undefined ? [] : ['before', ...(named.includes('gpt-mcp') ? ['before-mcp'] : [])]
 const stacks = [...named, ...befores] as Stack[]
@@ -101,7 +101,7 @@ interface Scenario {
   against?: string
 }
 
-const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'before' || stack === 'gpt-otel' || stack === 'gpt-fotel'
+const gptLike = (stack: Stack): boolean => stack === 'gpt' || stack === 'gpt-result' || stack === 'before' || stack === 'gpt-otel' || stack === 'gpt-fotel'
 /** The stacks that speak MCP: the SDK's servers (v1, v2), and fastify-gpt's bridge. */
 const mcpLike = (stack: Stack): boolean => stack === 'mcp' || stack === 'mcp-v2' || stack === 'gpt-mcp' || stack === 'gpt-mcp26' || stack === 'before-mcp'
 function post (tool: 'note' | 'todo', body: string, accepted = true) {
@@ -360,7 +360,7 @@ async function main (): Promise<number> {
   // [a, b]: a's µs/req ÷ b's. Against the bare baseline, every stack; then gpt-mcp's two targets:
   // its tools/call against the same act's POST (gpt/gpt-mcp ≥ 0.8) and against the SDK (mcp/gpt-mcp ≥ 5)
   const PAIRS: readonly (readonly [Stack, Stack])[] = [
-    ['bare', 'gpt'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
+    ['bare', 'gpt'], ['gpt', 'gpt-result'], ['bare', 'before'], ['bare-kept', 'gpt'], ['bare-kept', 'before'],
     ['bare', 'gpt-mcp'], ['bare', 'mcp'], ['gpt', 'gpt-mcp'], ['mcp', 'gpt-mcp'], ['gpt', 'gpt-mcp26'], ['mcp', 'gpt-mcp26'],
     ['bare', 'mcp-v2'], ['mcp', 'mcp-v2'], ['mcp-v2', 'gpt-mcp'],
     ['gpt', 'before-mcp'], ['mcp', 'before-mcp'], ['gpt-mcp', 'before-mcp'],
