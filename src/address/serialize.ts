@@ -14,7 +14,7 @@ import type { Json, JsonObject } from '../form/compile.ts'
 type Shape =
   | { readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'null' }
   | { readonly type: 'array', readonly items: Shape }
-  | { readonly type: 'object', readonly properties: ReadonlyMap<string, Shape> }
+  | { readonly type: 'object', readonly properties: Readonly<Record<string, Shape>> }
 
 /** The keywords a node may have besides its type and parts: they judge or annotate, and fast-json-stringify writes alike whatever they say. */
 const BESIDE = new Set([
@@ -41,13 +41,14 @@ function shapeOf (schema: Json | undefined): Shape | undefined {
   }
   // Members it does not list would be left out: none may be there.
   if (type !== 'object' || additionalProperties !== false) return undefined
-  const shapes = new Map<string, Shape>()
+  // No prototype: a member's name finds its shape or nothing.
+  const shapes = Object.create(null) as Record<string, Shape>
   for (const [name, member] of Object.entries(isObject(properties) ? properties : {})) {
     // It reads a member the value lacks from its prototype: Object.prototype's `constructor` would be written.
     if (name in Object.prototype) return undefined
     const shape = shapeOf(member)
     if (shape === undefined) return undefined
-    shapes.set(name, shape)
+    shapes[name] = shape
   }
   return { type, properties: shapes }
 }
@@ -75,7 +76,7 @@ function isData (value: unknown, shape: Shape): boolean {
       const prototype = Object.getPrototypeOf(value) as unknown
       if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
       for (const name in value) {
-        const member = shape.properties.get(name)
+        const member = shape.properties[name]
         if (member === undefined || !Object.hasOwn(value, name) || !isData((value as Record<string, unknown>)[name], member)) return false
       }
       return true
