@@ -5,10 +5,13 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { Validator } from '@cfworker/json-schema'
 import fc from 'fast-check'
+import Fastify from 'fastify'
 import { compileSerializer } from '../../src/address/serialize.ts'
 import { resolveResult } from '../../src/address/result.ts'
 import type { JsonObject } from '../../src/form/compile.ts'
+import gpt from '../../src/index.ts'
 import { DEFAULT_LIMITS } from '../../src/limits.ts'
+import mcp from '../../src/mcp/index.ts'
 
 type Schema = Record<string, unknown>
 const SEED = 20261208
@@ -129,5 +132,37 @@ describe('the result\'s compiled serializer', () => {
       assert.equal(serializer.takes(value), false, what)
       assert.deepEqual(judge(value), sent, what)
     }
+  })
+})
+
+describe('the compiled serializer over POST and tools/call alike (one pipeline, a real socket)', () => {
+  it('sends a result it writes as POST\'s body and as the call\'s structuredContent, and fails one the form does not admit both ways', async (t) => {
+    const item = { type: 'object', properties: { id: { type: 'integer', minimum: 0 }, text: { type: 'string', maxLength: 12 } }, required: ['id', 'text'], additionalProperties: false }
+    const result = { type: 'object', properties: { saved: { type: 'boolean' }, items: { type: 'array', items: item } }, required: ['saved', 'items'], additionalProperties: false }
+    assert.ok(compileSerializer(result as JsonObject) !== undefined, 'the form is one the compiled serializer takes')
+    const app = Fastify()
+    t.after(() => app.close())
+    // The act echoes its items: a text over 12 characters makes a result the form does not admit.
+    await app.register(gpt, { prefix: '/list', form: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] }, result, act: (body: { items: unknown[] }) => ({ saved: true, items: body.items }), rateLimit: false, lint: false })
+    await app.register(mcp, { rateLimit: false })
+    const base = await app.listen({ host: '127.0.0.1', port: 0 })
+    const body = '{"items":[{"id":1,"text":"Zoë \\"q\\"\\n"},{"id":2,"text":"\\ud83d\\ude00 ✓"}]}'
+    const posted = await fetch(`${base}/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    assert.equal(posted.status, 200)
+    const sent = await posted.text()
+    assert.deepEqual(JSON.parse(sent), { saved: true, ...JSON.parse(body) as object })
+    const call = async (args: string): Promise<{ isError?: boolean, structuredContent?: unknown }> => {
+      const response = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list","arguments":${args}}}` })
+      assert.equal(response.status, 200)
+      return ((await response.json()) as { result: { isError?: boolean, structuredContent?: unknown } }).result
+    }
+    const called = await call(body)
+    assert.notEqual(called.isError, true)
+    assert.deepEqual(called.structuredContent, JSON.parse(sent), 'the call\'s structuredContent is the POST\'s body')
+    const tooLong = '{"items":[{"id":1,"text":"thirteen chars"}]}'
+    assert.deepEqual([(await fetch(`${base}/list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: tooLong })).status], [500])
+    const failed = await call(tooLong)
+    assert.equal(failed.isError, true)
+    assert.equal(failed.structuredContent, undefined)
   })
 })
