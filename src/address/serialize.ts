@@ -56,8 +56,10 @@ function shapeOf (schema: Json | undefined): Shape | undefined {
 /**
  * Whether `value` is data `shape` reads as JSON.stringify does: strings, finite numbers, booleans
  * and null where the shape has them, arrays of Array.prototype with every item, and objects of
- * Object.prototype (or none) whose own members the shape lists; no toJSON, no proxy. (A Date, an
- * undefined member or a class instance is not: JSON.stringify's text of it is judged instead.)
+ * Object.prototype (or none) whose own data members the shape lists; no toJSON, no proxy, no
+ * getter (read again by the validator and the writer, it could give each another value). A Date,
+ * an undefined member or a class instance is not data: JSON.stringify's text of it is judged.
+ * (An array's items are read as they are: a getter on an index is not looked for.)
  */
 function isData (value: unknown, shape: Shape): boolean {
   switch (shape.type) {
@@ -77,7 +79,9 @@ function isData (value: unknown, shape: Shape): boolean {
       if ((prototype !== Object.prototype && prototype !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
       for (const name in value) {
         const member = shape.properties[name]
-        if (member === undefined || !Object.hasOwn(value, name) || !isData((value as Record<string, unknown>)[name], member)) return false
+        if (member === undefined) return false
+        const own = Object.getOwnPropertyDescriptor(value, name)
+        if (own === undefined || !('value' in own) || !isData(own.value, member)) return false
       }
       return true
     }

@@ -110,7 +110,7 @@ describe('the result\'s compiled serializer', () => {
     })
   }
 
-  it('takes only data: a Date, toJSON, an undefined member, a class instance, a proxy, a hole, NaN are written and judged as JSON.stringify does', () => {
+  it('takes only data: a Date, toJSON, an undefined member, a class instance, a proxy, a getter, a hole, NaN are written and judged as JSON.stringify does', () => {
     const schema = { type: 'object', properties: { at: { type: 'string' }, n: { type: 'number' }, list: { type: 'array', items: { type: 'integer' } } }, additionalProperties: false }
     const serializer = compileSerializer(schema as JsonObject)
     assert.ok(serializer !== undefined)
@@ -124,6 +124,7 @@ describe('the result\'s compiled serializer', () => {
       ['an undefined member', { at: undefined, n: 3 }, '{"n":3}'],
       ['a class instance', new Point(), '{"n":1}'],
       ['a proxy', new Proxy({ n: 4 }, {}), '{"n":4}'],
+      ['a getter', { at: 'x', get n () { return 6 } }, '{"at":"x","n":6}'],
       ['an inherited member', Object.create({ n: 5 }) as object, '{}'],
       ['a hole', { list: [1, , 3] }, { refused: 'result/list/1 must be integer' }], // eslint-disable-line no-sparse-arrays
       ['NaN', { n: Number.NaN }, { refused: 'result/n must be number' }]
