@@ -30,8 +30,13 @@ export default [
     files: ['src/page/*.browser.js'],
     languageOptions: {
       sourceType: 'script',
-      globals: { document: 'readonly', location: 'readonly', fetch: 'readonly', EventSource: 'readonly' }
+      globals: { document: 'readonly', window: 'readonly', location: 'readonly', fetch: 'readonly', EventSource: 'readonly', Event: 'readonly', ResizeObserver: 'readonly' }
     }
+  },
+  // Browser modules the tests bundle (test/mcp/apps-host.browser.js).
+  {
+    files: ['test/**/*.browser.js'],
+    languageOptions: { globals: { document: 'readonly', window: 'readonly' } }
   },
   room(['src/json/**', 'src/errors.ts', 'src/limits.ts', 'src/types.ts', 'src/defaults.ts', 'src/fields.ts', 'src/diagnostics.ts', 'src/hosts.ts', 'src/graph.ts', 'src/sentence.ts'], LEAVES,
     'a leaf imports only other leaves: every room may use it'),
@@ -55,7 +60,7 @@ export default [
     'jobs/ is a capability on top of the runtime: it imports address/ and what address/ uses, never the checker or a command'),
   room(['src/idempotency/**'], ['idempotency', 'address', 'store', ...LEAVES],
     'idempotency/ is a capability on top of the runtime: the core calls its guard and never imports it'),
-  room(['src/mcp/**'], ['mcp', 'jobs', 'address', 'parse', ...LEAVES],
+  room(['src/mcp/**'], ['mcp', 'jobs', 'address', 'parse', 'page', ...LEAVES],
     'mcp/ is a capability on top of the runtime and its jobs: it imports them, never the checker or a command'),
   room(['src/catalog/**'], ['catalog', ...LEAVES],
     'catalog/ reads the host\'s registry (a leaf), never the runtime: it lists addresses as their records say them'),

@@ -13,7 +13,8 @@ export interface PageScript {
 
 export const PAGE_SCRIPTS: readonly PageScript[] = [
   { source: 'script.browser.js', target: 'script.ts', name: 'SCRIPT' },
-  { source: 'live-script.browser.js', target: 'live-script.ts', name: 'LIVE_SCRIPT' }
+  { source: 'live-script.browser.js', target: 'live-script.ts', name: 'LIVE_SCRIPT' },
+  { source: 'view-script.browser.js', target: 'view-script.ts', name: 'VIEW_SCRIPT' }
 ]
 
 const page = new URL('../src/page/', import.meta.url)

@@ -7,6 +7,7 @@ import { hostedOn, type Hosted } from './registry.ts'
 import { PROTOCOL_VERSIONS, shapesOf } from './revision.ts'
 import type { Listeners } from './stream.ts'
 import { buildTool, checkNames, type Tool } from './tools.ts'
+import { viewOf } from './view.ts'
 
 /** One address as a tool. */
 export interface Entry {
@@ -39,6 +40,7 @@ export class Bridge {
   #byName = new Map<string, Entry>()
   #byPath = new Map<string, Entry>()
   readonly #tools = new WeakMap<Edition, Tool>()
+  readonly #views = new WeakMap<Edition, string>()
   /** When each tool (by path) last changed on this instance, or began to be served (ms since the epoch): src/mcp/cache.ts. */
   readonly #changed = new Map<string, number>()
   readonly #options: BridgeOptions
@@ -100,6 +102,17 @@ export class Bridge {
       this.#tools.set(edition, tool)
     }
     return tool
+  }
+
+  /** The view of `entry`'s current edition (src/mcp/view.ts), rendered when first read, then kept with the edition. */
+  view (entry: Entry): string {
+    const edition = entry.hosted.address.current
+    let view = this.#views.get(edition)
+    if (view === undefined) {
+      view = viewOf(edition, entry.name, entry.hosted, this.tool(entry, edition).wrapped)
+      this.#views.set(edition, view)
+    }
+    return view
   }
 
   /** After each edition served (an update here, or one another instance stored): list_changed when the tool changed. */

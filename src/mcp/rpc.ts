@@ -14,6 +14,7 @@ import { PROTOCOL_VERSIONS, shapesOf, SPOKEN, type Shapes } from './revision.ts'
 import { actorOf, newSession } from './session.ts'
 import { CallStream, event, openStream, type Listening } from './stream.ts'
 import { asksTask, cancelTask, createdTask, getTask, heard, TASKS_CAPABILITY, taskResult, tellWhenOver, undeclared, updateTask } from './tasks.ts'
+import { hasView, UI_EXTENSION, UI_SCHEME, VIEW_META, VIEW_TYPE, viewNamed, viewResource } from './view.ts'
 
 /** What answering one request needs besides the bridge: the HTTP exchange, the request's bytes, and what it speaks. */
 export interface Exchange {
@@ -107,7 +108,7 @@ export async function answer (bridge: Bridge, exchange: Exchange, id: Id, method
     case 'subscriptions/listen': return await listen(bridge, exchange, id, params)
     case 'tools/list': return await listed(bridge, exchange, id, (entries) => `{"tools":[${entries.map((entry) => bridge.tool(entry).json(shapes)).join(',')}]}`)
     case 'tools/call': return await call(bridge, exchange, id, params)
-    case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.map((entry) => resource(entry, originOf(exchange.request))) }))
+    case 'resources/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resources: entries.flatMap((entry) => resources(entry, originOf(exchange.request))) }))
     case 'resources/templates/list': return await listed(bridge, exchange, id, (entries) => JSON.stringify({ resourceTemplates: templates(entries, originOf(exchange.request)) }))
     case 'resources/read': return await read(bridge, exchange, id, params)
     case 'tasks/get':
@@ -156,8 +157,8 @@ export const finishedAnswer = (bridge: Bridge, shapes: Shapes, answered: Answer)
 /** What the bridge offers, in either era: tools, told when they change; resources, without subscriptions. */
 const CAPABILITIES = { tools: { listChanged: true }, resources: {} }
 
-/** 2026-07-28's, with the tasks extension (its "Capability Negotiation": no settings, an empty object). */
-const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } }
+/** 2026-07-28's, with the extensions spoken: tasks and MCP Apps' ui (each's "Capability Negotiation": no settings, an empty object). */
+const MODERN_CAPABILITIES = { ...CAPABILITIES, extensions: { [TASKS_EXTENSION]: {}, [UI_EXTENSION]: {} } }
 
 /**
  * initialize: the revision asked for if spoken here, else the newest (of those with a handshake).
@@ -389,10 +390,12 @@ function accepts (request: FastifyRequest, type: string): boolean {
   return accept !== undefined && (accept.includes(type) || accept.includes('*/*'))
 }
 
-// An address's path as a URI's (a space or a letter past ASCII percent-encoded), and back in read().
-function resource (entry: Entry, origin: string): JsonObject {
+// An address's path as a URI's (a space or a letter past ASCII percent-encoded), and back in read();
+// then its view, where it has one (MCP Apps, "Lifecycle": resources/list includes ui:// resources).
+function resources (entry: Entry, origin: string): JsonObject[] {
   const prompt = entry.hosted.address.current.content.prompt
-  return { uri: origin + encodeURI(entry.path), name: entry.name, mimeType: 'application/json', description: prompt }
+  const arrival = { uri: origin + encodeURI(entry.path), name: entry.name, mimeType: 'application/json', description: prompt }
+  return hasView(entry.hosted) ? [arrival, viewResource(entry.name, entry.hosted)] : [arrival]
 }
 
 function templates (entries: readonly Entry[], origin: string): JsonObject[] {
@@ -401,22 +404,38 @@ function templates (entries: readonly Entry[], origin: string): JsonObject[] {
     : [{ uriTemplate: `${origin}${encodeURI(entry.hosted.background.base)}/{id}`, name: `${entry.name}_job`, mimeType: 'application/json', description: `A job of the tool ${entry.name}: its state, progress and result.` }])
 }
 
-/**
- * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's: read
- * by that GET, as this request would make it. By path: the URI's origin is where the client
- * reached the host, which a proxy may rename. Not found: -32002, from 2026-07-28 -32602 naming the URI.
- */
-async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
-  const uri = params['uri']
-  let path: string | undefined
+/** The address a view's URI names, if it has a view. */
+function viewAt (bridge: Bridge, uri: string): Entry | undefined {
+  const name = viewNamed(uri)
+  const entry = name === undefined ? undefined : bridge.named(name)
+  return entry !== undefined && hasView(entry.hosted) ? entry : undefined
+}
+
+/** The path of the address or job an http(s) URI names, by its path. */
+function pathOf (uri: string): string | undefined {
   try {
     // A URL's path is percent-encoded (/%C3%BCber), an address's is not (/über): decoded, each
     // address listed is found again. A malformed escape throws, as an unparsable URI does.
-    path = typeof uri === 'string' ? decodeURI(new URL(uri).pathname) : undefined
-  } catch {}
+    return decodeURI(new URL(uri).pathname)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * resources/read: an address's arrival, the very bytes its GET sends (as text), or a job's: read
+ * by that GET, as this request would make it; or an address's view, read where that GET is 200.
+ * By path: the URI's origin is where the client reached the host, which a proxy may rename. Not
+ * found: -32002, from 2026-07-28 -32602 naming the URI.
+ */
+async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObject): Promise<Response> {
+  const uri = params['uri']
+  const view = typeof uri === 'string' ? viewAt(bridge, uri) : undefined
+  // MCP Apps, "Reservations in MCP": ui:// names views, never an address's arrival.
+  const path = view?.path ?? (typeof uri === 'string' && !uri.startsWith(UI_SCHEME) ? pathOf(uri) : undefined)
   const { shapes } = exchange
   const notFound = (): string => shapes.perRequest ? errorOf(id, INVALID_PARAMS, 'Resource not found', { uri }) : errorOf(id, RESOURCE_NOT_FOUND, 'Resource not found')
-  const entry = path === undefined ? undefined : bridge.atPath(path)
+  const entry = view ?? (path === undefined ? undefined : bridge.atPath(path))
   if (path === undefined || (entry === undefined && bridge.jobAt(path) === undefined)) return notFound()
   const routed = await route(bridge.host, exchange.request, 'GET', urlOf(path), {})
   if (routed === undefined) return errorOf(id, -32000, 'The resource cannot be read now: read it again later')
@@ -425,7 +444,10 @@ async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
       const now = Date.now()
       // A job's GET says itself how fresh it is (private, no-cache); an arrival, since when it is what it is.
       const fresh = freshness(routed.headers, entry === undefined ? now : bridge.changedAt(entry), now)
-      return resultOf(id, finished(bridge, shapes, JSON.stringify({ contents: [{ uri, mimeType: 'application/json', text: routed.body.toString('utf8') }] }), hints(exchange.request, [fresh], false)))
+      const contents = view === undefined
+        ? { uri, mimeType: 'application/json', text: routed.body.toString('utf8') }
+        : { uri, mimeType: VIEW_TYPE, text: bridge.view(view), _meta: VIEW_META }
+      return resultOf(id, finished(bridge, shapes, JSON.stringify({ contents: [contents] }), hints(exchange.request, [fresh], false)))
     }
     case 404: return notFound()
     case 429:

@@ -9,6 +9,7 @@ import { APPLICATORS } from '../json/applicators.ts'
 import { HANDLE_SCHEMA } from '../jobs/run.ts'
 import type { Hosted } from './registry.ts'
 import type { Shapes } from './revision.ts'
+import { hasView, viewUri } from './view.ts'
 
 /** MCP's tool name rules (2025-11-25, "Tool names"): 1 to 128 of these characters. */
 const NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -52,7 +53,13 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
   const wrapped = form['type'] !== 'object'
   const title = titleOf(settings.title, prompt)
   const idempotent = settings.idempotency !== undefined
-  const meta = { 'fastify-gpt/address': hosted.path, 'fastify-gpt/etag': edition.arrival.json.etag, ...(idempotent ? { 'fastify-gpt/idempotency': true } : {}) }
+  const meta = {
+    'fastify-gpt/address': hosted.path,
+    'fastify-gpt/etag': edition.arrival.json.etag,
+    ...(idempotent ? { 'fastify-gpt/idempotency': true } : {}),
+    // MCP Apps, "Resource Discovery": the view a host shows for the tool (src/mcp/view.ts).
+    ...(hasView(hosted) ? { ui: { resourceUri: viewUri(name) } } : {})
+  }
   const result = settings.result?.schema
   const made = new Map<Shapes, string>()
   const json = (shapes: Shapes): string => {

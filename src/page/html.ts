@@ -4,9 +4,10 @@ import type { Link } from '../links/option.ts'
 import { firstSentence } from '../sentence.ts'
 import type { AddressView } from '../types.ts'
 import { escapeHtml } from './escape.ts'
-import { renderInputs } from './inputs.ts'
+import { renderBodyInput, renderInputs } from './inputs.ts'
 import { LIVE_SCRIPT, liveHead, liveState, type Live } from './live.ts'
 import { SCRIPT } from './script.ts'
+import { VIEW_SCRIPT } from './view-script.ts'
 import { STYLE } from './style.ts'
 
 export { escapeHtml }
@@ -99,9 +100,9 @@ function title (view: AddressView): string {
   return called === undefined ? `GPT address ${view.path}` : `${called} · ${view.path}`
 }
 
-function conversation (view: AddressView, live: Live | undefined): string {
-  if (view.messages.length === 0 && live === undefined) return ''
-  const items = view.messages.map((message) =>
+function conversation (messages: AddressView['messages'], live: Live | undefined): string {
+  if (messages.length === 0 && live === undefined) return ''
+  const items = messages.map((message) =>
     `<li class="message${ROLES.has(message.role) ? ` ${message.role}` : ''}"><span class="role">${escapeHtml(message.role)}</span>` +
     `<div class="content">${escapeHtml(message.content)}</div></li>`)
   return `<section aria-labelledby="m-title">
@@ -165,17 +166,30 @@ ${rows.join('\n')}
 `
 }
 
-/**
- * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
- * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
- * raw JSON editor, an Act button, and the published form itself. Everything from p, m and s is
- * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
- * the address linted its form, is shown as a table of who can act.
- */
-export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = [], live?: Live): Page {
-  const here = escapeHtml(view.path)
-  const inputs = renderInputs(view.form)
-  const html = `<!doctype html>
+/** The parts in which the page of draft §3.3 and an MCP host's view of it differ. */
+interface Parts {
+  readonly head: string
+  /** Said instead of the prompt; the prompt where undefined. */
+  readonly prompt?: string | undefined
+  readonly conversation: string
+  readonly named: string
+  /** What the Act section says to do, and what pressing Act does. */
+  readonly lead: string
+  /** Attributes of the act form beyond its id. */
+  readonly door: string
+  /** What follows the Act section in main, and the footer. */
+  readonly after: string
+  readonly footer: string
+  readonly scripts: string
+}
+
+const introduction = (prompt: string): string => prompt.trim() === ''
+  ? '<p class="prompt empty">This address gives no introduction: the form below says what it takes.</p>'
+  : `<p class="prompt">${escapeHtml(prompt)}</p>`
+
+/** The one source of both: the prompt, the conversation, the form's inputs, the JSON body, Act and its outcome. */
+function compose (view: AddressView, inputs: string, parts: Parts): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -184,21 +198,19 @@ export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict
 <meta name="referrer" content="no-referrer">
 <title>${escapeHtml(title(view))}</title>
 <style>${STYLE}</style>
-${live === undefined ? '' : liveHead(live)}</head>
+${parts.head}</head>
 <body>
 <div class="page">
 <header>
-<h1>GPT address <code>${here}</code></h1>
-${view.prompt.trim() === ''
-    ? '<p class="prompt empty">This address gives no introduction: the form below says what it takes.</p>'
-    : `<p class="prompt">${escapeHtml(view.prompt)}</p>`}
+<h1>GPT address <code>${escapeHtml(view.path)}</code></h1>
+${parts.prompt ?? introduction(view.prompt)}
 </header>
 <main>
-${conversation(view, live)}${named(links)}<section aria-labelledby="act-title">
+${parts.conversation}${parts.named}<section aria-labelledby="act-title">
 <h2 id="act-title">Act</h2>
-<p class="lead">Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.${leftOut(inputs)}</p>
+<p class="lead">${parts.lead}${leftOut(inputs)}</p>
 <noscript><p>Acting from this page needs JavaScript. Without it, POST the JSON body to this address (see below).</p></noscript>
-<form id="act" class="compose" novalidate>
+<form id="act" class="compose"${parts.door} novalidate>
 <div class="inputs">
 ${inputs}
 </div>
@@ -212,22 +224,83 @@ ${inputs}
 </div>
 </form>
 </section>
-<section aria-labelledby="form-title">
+${parts.after}</main>
+${parts.footer}</div>
+${parts.scripts}</body>
+</html>
+`
+}
+
+/**
+ * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
+ * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
+ * raw JSON editor, an Act button, and the published form itself. Everything from p, m and s is
+ * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
+ * the address linted its form, is shown as a table of who can act.
+ */
+export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = [], live?: Live): Page {
+  const here = escapeHtml(view.path)
+  const html = compose(view, renderInputs(view.form), {
+    head: live === undefined ? '' : liveHead(live),
+    conversation: conversation(view.messages, live),
+    named: named(links),
+    lead: 'Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.',
+    door: '',
+    after: `<section aria-labelledby="form-title">
 <h2 id="form-title">The form</h2>
 <p class="lead">What this address takes, as it publishes it in <code>s</code>: a JSON Schema (draft 2020-12).
 A body it does not validate is refused, always with the same bare 204.</p>
 <pre class="schema"><code>${escapeHtml(shown(view.form))}</code></pre>
 </section>
-${runtimeTable(runtimes)}</main>
-<footer>
+${runtimeTable(runtimes)}`,
+    footer: `<footer>
 <p>For programs: a GET without <code>Accept: text/html</code> returns <code>{"p", "m", "s"}</code> as JSON, and a POST of the JSON body acts (draft-ferguson-gpt-00).</p>
 <pre><code>curl -s <span class="here">${here}</span>
 curl -s <span class="here">${here}</span> -d @body.json</code></pre>
 </footer>
-</div>
-<script>${SCRIPT}</script>
-${live === undefined ? '' : `<script>${LIVE_SCRIPT}</script>\n`}</body>
-</html>
-`
+`,
+    scripts: `<script>${SCRIPT}</script>\n${live === undefined ? '' : `<script>${LIVE_SCRIPT}</script>\n`}`
+  })
   return { html, csp: live === undefined ? CSP : LIVE_CSP }
+}
+
+/** The most bytes an MCP host's view of an address takes (docs/html-view.md). */
+export const VIEW_MAX_BYTES = 512 * 1024
+
+/** What a view needs of its tool: its name, and whether its arguments hold the body as `value`. */
+export interface ViewTool {
+  readonly name: string
+  readonly wrapped: boolean
+}
+
+const LEFT_OUT = (what: string, where: string): string =>
+  `<p class="lead">${what} is too long to show here: ${where}.</p>\n`
+
+/**
+ * The address's page as an MCP host shows it inline (MCP Apps, "UI Resource Format"): the page
+ * above, whose Act goes through the host's tools/call (view-script.browser.js), without what a
+ * view in a host's frame cannot use (its links, the published form, which is the tool's
+ * inputSchema, the lines for programs). The host's CSP governs it (by default inline script and
+ * style, no connection). Within VIEW_MAX_BYTES: past it, the conversation, then the inputs (the
+ * JSON body stays), then the prompt are left out, each saying where it is still to be read.
+ */
+export function renderView (view: AddressView, tool: ViewTool): string {
+  const inputs = renderInputs(view.form)
+  const door = ` data-tool="${escapeHtml(tool.name)}"${tool.wrapped ? ' data-wrapped' : ''}`
+  const scripts = `<script>${VIEW_SCRIPT}</script>\n<script>${SCRIPT}</script>\n`
+  const acts = 'press Act: the view asks the MCP host to call this address\'s tool with the JSON body, and shows its answer.'
+  const make = (left: number): string => compose(left > 2 ? { ...view, prompt: '', title: undefined } : view, left > 1 ? renderBodyInput('the form\'s inputs are too many to show here') : inputs, {
+    head: '',
+    prompt: left > 2 ? LEFT_OUT('The prompt', 'the tool\'s description holds it') : undefined,
+    conversation: left > 0 ? LEFT_OUT('The conversation so far', 'the tool\'s description holds it') : conversation(view.messages, undefined),
+    named: '',
+    lead: `Fill in the form and ${acts}`,
+    door,
+    after: '',
+    footer: '',
+    scripts
+  })
+  let html = make(0)
+  for (let left = 1; left <= 3 && Buffer.byteLength(html) > VIEW_MAX_BYTES; left++) html = make(left)
+  return html
 }

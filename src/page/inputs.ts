@@ -45,9 +45,15 @@ interface Context {
   built: number
 }
 
+const start = (form: JsonObject): Context => ({ root: form, open: [], id: 0, nodes: 0, depth: 0, copies: 1, built: 0 })
+const BODY: Slot = { name: 'body', bare: true }
+
 export function renderInputs (form: JsonObject): string {
-  return value(form, { root: form, open: [], id: 0, nodes: 0, depth: 0, copies: 1, built: 0 }, { name: 'body', bare: true })
+  return value(form, start(form), BODY)
 }
+
+/** The body as one input of JSON, for where the form's own inputs are not shown (`why`). */
+export const renderBodyInput = (why: string): string => json(start({}), BODY, {}, why)
 
 const count = (v: Json | undefined): number | undefined => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined
 const finite = (v: Json | undefined): number | undefined => typeof v === 'number' && Number.isFinite(v) ? v : undefined

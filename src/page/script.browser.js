@@ -1,8 +1,9 @@
 // The page's one script, allowed by its hash in the Content-Security-Policy. It reads the inputs
 // that inputs.ts generated back into a JSON value, keeps the JSON body in step with them, and
-// POSTs the body to the page's own address. It only ever writes text (textContent, value), never
-// HTML. Plain browser JavaScript, so the bytes hashed are the bytes served: script.browser.js from
-// 'use strict' on.
+// POSTs the body to the page's own address, or, in an MCP host's view, hands it to the view's door
+// (view-script.browser.js: the host's tools/call). It only ever writes text (textContent, value),
+// never HTML. Plain browser JavaScript, so the bytes hashed are the bytes served:
+// script.browser.js from 'use strict' on.
 'use strict'
 ;(() => {
   const form = document.getElementById('act')
@@ -282,15 +283,29 @@
     }
   }
 
+  // What an answer to the POST means, as show() takes it.
   function answered (status, answer, wait) {
-    if (status === 200) return show('done', 'Done (200). The address answered:', pretty(answer))
-    if (status === 204) return show('rejected', 'Rejected (204): the address did not take this body. It never says why; compare the body with the form.')
-    if (status === 422) return show('rejected', 'Rejected (422). The address explains:', pretty(answer))
-    if (status === 429) return show('limited', 'Rate limited (429): too many requests from here. Try again ' + (wait ? 'in ' + wait + ' s.' : 'later.'))
-    show('problem', 'The address answered ' + status + '.', answer === '' ? undefined : pretty(answer))
+    if (status === 200) return ['done', 'Done (200). The address answered:', pretty(answer)]
+    if (status === 204) return ['rejected', 'Rejected (204): the address did not take this body. It never says why; compare the body with the form.']
+    if (status === 422) return ['rejected', 'Rejected (422). The address explains:', pretty(answer)]
+    if (status === 429) return ['limited', 'Rate limited (429): too many requests from here. Try again ' + (wait ? 'in ' + wait + ' s.' : 'later.')]
+    return ['problem', 'The address answered ' + status + '.', answer === '' ? undefined : pretty(answer)]
   }
 
-  // Act: POST exactly the JSON body to this very address.
+  async function post (text) {
+    try {
+      const response = await fetch(location.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
+      return answered(response.status, await response.text(), response.headers.get('retry-after'))
+    } catch (error) {
+      return ['problem', 'The address could not be reached: ' + error.message]
+    }
+  }
+
+  // In an MCP host's view the act goes through the host, which also tells of acts made elsewhere.
+  const door = window.gptDoor
+  if (door) door.show = show
+
+  // Act: POST exactly the JSON body to this very address (or hand it to the view's door).
   form.addEventListener('submit', async (event) => {
     event.preventDefault()
     if (sending) return
@@ -311,10 +326,7 @@
     button.setAttribute('aria-disabled', 'true')
     show('busy', 'Sending…')
     try {
-      const response = await fetch(location.href, { method: 'POST', headers: { 'content-type': 'application/json' }, body: text })
-      answered(response.status, await response.text(), response.headers.get('retry-after'))
-    } catch (error) {
-      show('problem', 'The address could not be reached: ' + error.message)
+      show(...await (door ? door.act(text) : post(text)))
     } finally {
       sending = false
       button.removeAttribute('aria-disabled')

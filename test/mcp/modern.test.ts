@@ -60,7 +60,7 @@ describe('"Versioning": no handshake; server/discover', () => {
   it('server/discover: every revision spoken (those an UnsupportedProtocolVersionError lists), the capabilities, the instructions, and who answers in _meta, public for MAX_TTL', async () => {
     const answer = await post('server/discover')
     assert.equal(answer.status, 200)
-    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":${JSON.stringify([V, ...PROTOCOL_VERSIONS])},"capabilities":{"tools":{"listChanged":true},"resources":{},"extensions":{"io.modelcontextprotocol/tasks":{}}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
+    assert.equal(answer.body, `{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":${JSON.stringify([V, ...PROTOCOL_VERSIONS])},"capabilities":{"tools":{"listChanged":true},"resources":{},"extensions":{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/ui":{}}},"instructions":"Use the tools.","ttlMs":${MAX_TTL},"cacheScope":"public",${TAIL}}}`)
     assert.equal(answer.headers['mcp-session-id'], undefined, 'no session is minted')
   })
 

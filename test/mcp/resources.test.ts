@@ -10,6 +10,14 @@ import { gate } from '../helpers/jobs.ts'
 /** The text of a resource's first contents (the bridge sends text, never a blob). */
 const textOf = (read: { contents: ReadonlyArray<object> }): string => (read.contents[0] as { text: string }).text
 
+/** The view of the tool `name` as resources/list has it (test/mcp/apps.test.ts reads it). */
+const view = (name: string, path: string): object => ({
+  uri: `ui://fastify-gpt/${name}`,
+  name: `${name}_view`,
+  description: `The page of ${path}, to act on it in the host: a labelled input for each member of its form.`,
+  mimeType: 'text/html;profile=mcp-app'
+})
+
 let host: Bridged
 let orders: GptAddress
 const release = gate()
@@ -39,9 +47,12 @@ describe('resources/list', () => {
     const { resources } = await client.listResources()
     assert.deepEqual(resources, [
       { uri: `${host.origin}/orders/new`, name: 'orders_new', mimeType: 'application/json', description: 'Place an order.' },
+      view('orders_new', '/orders/new'),
       { uri: `${host.origin}/`, name: 'root', mimeType: 'application/json', description: '' },
-      { uri: `${host.origin}/slow`, name: 'slow', mimeType: 'application/json', description: 'Slowly.' }
-    ])
+      view('root', '/'),
+      { uri: `${host.origin}/slow`, name: 'slow', mimeType: 'application/json', description: 'Slowly.' },
+      view('slow', '/slow')
+    ], 'each address, then its view (MCP Apps)')
     const named = await raw(host.port, { body: rpcText('resources/list'), headers: { host: 'localhost:8123' } })
     assert.equal(JSON.parse(named.body).result.resources[0].uri, 'http://localhost:8123/orders/new', 'by the Host the request named')
   })
@@ -129,7 +140,7 @@ describe('resources of paths a URI must encode', () => {
     })
     try {
       const client = await odd.connect()
-      const { resources } = await client.listResources()
+      const resources = (await client.listResources()).resources.filter((resource) => resource.mimeType === 'application/json')
       assert.deepEqual(resources.map((resource) => resource.uri), [`${odd.origin}/%C3%BCber`, `${odd.origin}/a%20b`])
       for (const { uri } of resources) {
         assert.equal(new URL(uri).href, uri, 'a URI as it stands')

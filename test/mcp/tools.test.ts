@@ -34,7 +34,7 @@ describe('tools/list', () => {
         const get = await fetch(host.origin + path)
         const arrival = await get.json() as { p: string, m: unknown[], s: unknown }
         assert.deepEqual(tool.inputSchema, arrival.s, `${path}: inputSchema is the form`)
-        assert.deepEqual(tool._meta, { 'fastify-gpt/address': path, 'fastify-gpt/etag': get.headers.get('etag') })
+        assert.deepEqual(tool._meta, { 'fastify-gpt/address': path, 'fastify-gpt/etag': get.headers.get('etag'), ui: { resourceUri: `ui://fastify-gpt/${tool.name}` } })
         const described = arrival.m.length === 0 ? arrival.p : `${arrival.p}\n\nPrior messages (m), as JSON: ${JSON.stringify(arrival.m)}`
         assert.equal(tool.description, described)
       }
