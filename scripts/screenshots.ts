@@ -2,14 +2,19 @@
 //   node --import ./test/register.js scripts/screenshots.ts [out-dir]   (default docs/screenshots)
 // Starts the example host's addresses (example/addresses.js) and an order form on 127.0.0.1 (any free port), fills in
 // the forms as a person would, presses Act, and writes note-board-desktop.webp, note-board-phone.webp, poll-desktop.webp,
-// poll-unsent-desktop.webp and order-desktop.webp.
+// poll-unsent-desktop.webp and order-desktop.webp; and poll-mcp-app.webp, the poll's view in a web MCP host
+// (test/helpers/apps-host.ts: the official AppBridge, a sandbox proxy on another origin) acting through /mcp.
 import { mkdir, writeFile } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import Fastify from 'fastify'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { noteBoard, poll } from '../example/addresses.js'
 import gpt, { type GptOptions } from '../src/index.ts'
+import mcp from '../src/mcp/index.ts'
+import { showView, startWebHost } from '../test/helpers/apps-host.ts'
 
 const out = resolve(process.argv[2] ?? fileURLToPath(new URL('../docs/screenshots/', import.meta.url)))
 const executablePath = process.env.CHROMIUM ?? '/usr/bin/chromium'
@@ -41,7 +46,11 @@ await app.register(gpt, {
   act: (order) => ({ ordered: order }),
   rateLimit: false
 })
+await app.register(mcp)
 const base = await app.listen({ host: '127.0.0.1', port: 0 })
+const web = await startWebHost()
+const client = new Client({ name: 'screenshots', version: '1.0.0' })
+await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
 const ACT = 'section[aria-labelledby="act-title"]'
 
 let browser: Browser | undefined
@@ -108,7 +117,19 @@ try {
     await page.getByLabel('email', { exact: true }).fill('ada@example.com')
     await page.getByLabel('true').check()
   })
+  await shoot('poll-mcp-app.webp', { width: 752, height: 900, scale: DESKTOP.scale }, web.origin, async (page) => {
+    await page.exposeFunction('callTool', async (params: { name: string, arguments?: Record<string, unknown> }) => await client.callTool(params))
+    const read = await client.readResource({ uri: 'ui://fastify-gpt/poll' })
+    await showView(page, web, (read.contents[0] as { text: string }).text)
+    const view = page.frameLocator('iframe').frameLocator('iframe')
+    await view.getByLabel('tabs').check()
+    await view.getByRole('button', { name: 'Act' }).click()
+    await view.locator('.outcome.done').waitFor()
+    await page.waitForTimeout(300) // the host sizes its frame to the view's answer
+  }, 'iframe')
 } finally {
   await browser?.close()
+  await client.close()
+  await web.close()
   await app.close()
 }

@@ -3,47 +3,19 @@
 // origin, through a sandbox proxy on another, under the extension's default CSP (MCP Apps,
 // "Sandbox proxy", "Host Behavior"); the view's tools/call goes to the real /mcp of a running host.
 import assert from 'node:assert/strict'
-import { createServer, type Server } from 'node:http'
 import { after, before, describe, it } from 'node:test'
-import { build } from 'esbuild'
 import { getToolUiResourceUri } from '@modelcontextprotocol/ext-apps/app-bridge'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Browser, FrameLocator, Page } from 'playwright-core'
 import { poll } from '../../example/addresses.js'
 import gpt from '../../src/index.ts'
+import { startWebHost, showView, type WebHost } from '../helpers/apps-host.ts'
 import { launchChromium, watchProblems } from '../helpers/chromium.ts'
 import { bridged, type Bridged } from './bridge-host.ts'
 
-/** MCP Apps, "Host Behavior": the CSP a host MUST use for a view that declares none. */
-const DEFAULT_CSP = "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'"
-
-/**
- * The sandbox proxy: it tells the host it is ready, loads the view the host sends into a frame of
- * its own (whose srcdoc document keeps the proxy's CSP), and passes every other message between
- * the two.
- */
-const sandbox = (host: string): string => `<!doctype html>
-<html><head><style>body { margin: 0 } iframe { border: 0; width: 100%; height: 100vh; display: block }</style></head><body><script>
-let view
-window.addEventListener('message', (event) => {
-  if (event.source === window.parent) {
-    if (event.data && event.data.method === 'ui/notifications/sandbox-resource-ready') {
-      view = document.createElement('iframe')
-      view.setAttribute('sandbox', 'allow-scripts allow-forms')
-      view.title = 'view'
-      view.srcdoc = event.data.params.html
-      document.body.append(view)
-    } else if (view) view.contentWindow.postMessage(event.data, '*')
-  } else if (view && event.source === view.contentWindow) window.parent.postMessage(event.data, ${JSON.stringify(host)})
-})
-window.parent.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/sandbox-proxy-ready', params: {} }, ${JSON.stringify(host)})
-</script></body></html>`
-
 let mcp: Bridged
 let client: Client
-let web: Server
-let hostOrigin: string
-let sandboxOrigin: string
+let web: WebHost
 let browser: Browser
 const votes = { tabs: 0, spaces: 0 }
 /** Each act the poll ran, as its body: counted at the server. */
@@ -57,30 +29,13 @@ before(async () => {
     await app.register(gpt, { ...options, rateLimit: false, act: (body: { choice: 'tabs' | 'spaces' }) => { acts.push(body); return options.act(body) } })
   })
   client = await mcp.connect({ name: 'apps test host', version: '1.0.0' })
-  const bundled = await build({ entryPoints: [new URL('apps-host.browser.js', import.meta.url).pathname], bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' })
-  const script = bundled.outputFiles[0]!.text
-  web = createServer((request, response) => {
-    if (request.url === '/sandbox.html') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': DEFAULT_CSP })
-      return response.end(sandbox(hostOrigin))
-    }
-    if (request.url === '/host.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' })
-      return response.end(script)
-    }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-    response.end('<!doctype html><html><head><title>host</title><script type="module" src="/host.js"></script></head><body></body></html>')
-  })
-  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve))
-  const { port } = web.address() as { port: number }
-  hostOrigin = `http://127.0.0.1:${port}`
-  sandboxOrigin = `http://localhost:${port}` // another origin, as the extension requires
+  web = await startWebHost()
   browser = await launchChromium()
 })
 
 after(async () => {
   await browser?.close()
-  web?.close()
+  await web?.close()
   await mcp?.close()
 })
 
@@ -98,9 +53,8 @@ async function showPoll (): Promise<{ page: Page, view: FrameLocator, problems: 
     calls.push(params)
     return await client.callTool(params)
   })
-  await page.goto(`${hostOrigin}/`)
-  await page.waitForFunction(() => 'showView' in window)
-  await page.evaluate(([html, at]) => (window as unknown as { showView: (h: string, s: string) => Promise<void> }).showView(html, at), [html, `${sandboxOrigin}/sandbox.html`] as const)
+  await page.goto(web.origin)
+  await showView(page, web, html)
   return { page, view: page.frameLocator('iframe').frameLocator('iframe'), problems }
 }
 

@@ -1,4 +1,4 @@
-// A web MCP host for test/mcp/apps-browser.test.ts, bundled for the browser: the official host
+// The page script of test/helpers/apps-host.ts, bundled for the browser: the official host
 // bridge (AppBridge of @modelcontextprotocol/ext-apps) shows a view in a sandbox proxy on another
 // origin (MCP Apps, "Sandbox proxy") and hands the view's tools/call to `window.callTool`, which
 // the test forwards to the real /mcp of a running host.
