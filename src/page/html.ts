@@ -3,7 +3,7 @@ import type { RuntimeVerdict } from '../lint/types.ts'
 import type { Link } from '../links/option.ts'
 import { firstSentence } from '../sentence.ts'
 import type { AddressView } from '../types.ts'
-import { escapeHtml } from './escape.ts'
+import { escapeHtml, html, lines, markup, type Html } from './escape.ts'
 import { renderBodyInput, renderInputs } from './inputs.ts'
 import { LIVE_SCRIPT, liveHead, liveState, type Live } from './live.ts'
 import { SCRIPT } from './script.ts'
@@ -100,44 +100,43 @@ function title (view: AddressView): string {
   return called === undefined ? `GPT address ${view.path}` : `${called} · ${view.path}`
 }
 
-function conversation (messages: AddressView['messages'], live: Live | undefined): string {
-  if (messages.length === 0 && live === undefined) return ''
+function conversation (messages: AddressView['messages'], live: Live | undefined): Html | undefined {
+  if (messages.length === 0 && live === undefined) return undefined
   const items = messages.map((message) =>
-    `<li class="message${ROLES.has(message.role) ? ` ${message.role}` : ''}"><span class="role">${escapeHtml(message.role)}</span>` +
-    `<div class="content">${escapeHtml(message.content)}</div></li>`)
-  return `<section aria-labelledby="m-title">
+    html`<li class="message${ROLES.has(message.role) ? ` ${message.role}` : ''}"><span class="role">${message.role}</span><div class="content">${message.content}</div></li>`)
+  return html`<section aria-labelledby="m-title">
 <h2 id="m-title">The conversation so far</h2>
-${live === undefined ? '<ol class="messages">' : `${liveState(live)}<ol class="messages" id="messages">`}
-${items.join('\n')}
+${live === undefined ? html`<ol class="messages">` : html`${liveState(live)}<ol class="messages" id="messages">`}
+${lines(items)}
 </ol>
 </section>
 `
 }
 
 /** The addresses this one names (its `l`, docs/links.md): each a link to go and read, never its form. */
-function named (links: readonly Link[]): string {
-  if (links.length === 0) return ''
-  const items = links.map((link) => `<li><a href="${escapeHtml(link.href)}"><code>${escapeHtml(link.href)}</code></a>` +
-    `${link.p === undefined ? '' : ` <span class="content">${escapeHtml(link.p)}</span>`}</li>`)
-  return `<section aria-labelledby="l-title">
+function named (links: readonly Link[]): Html | undefined {
+  if (links.length === 0) return undefined
+  const items = links.map((link) => html`<li><a href="${link.href}"><code>${link.href}</code></a>${link.p === undefined ? undefined : html` <span class="content">${link.p}</span>`}</li>`)
+  return html`<section aria-labelledby="l-title">
 <h2 id="l-title">Addresses named here</h2>
 <p class="lead">Each is an address of its own: open it to read what it takes.</p>
 <ul class="links">
-${items.join('\n')}
+${lines(items)}
 </ul>
 </section>
 `
 }
 
 /** How the page says which members may be left out, when some may. */
-function leftOut (inputs: string): string {
-  const switches = inputs.includes('class="include"')
-    ? '\nA member that may be left out starts left out, and is sent once you fill it in or switch on its <em>include</em>.'
-    : ''
-  const choices = inputs.includes('data-kind="tristate"')
-    ? '\nA true-or-false member that may be left out starts <em>left out</em>: choose <em>true</em> or <em>false</em> to send it.'
-    : ''
-  return switches + choices
+function leftOut (inputs: Html): Html {
+  const written = inputs.toString()
+  const switches = written.includes('class="include"')
+    ? html`\nA member that may be left out starts left out, and is sent once you fill it in or switch on its <em>include</em>.`
+    : undefined
+  const choices = written.includes('data-kind="tristate"')
+    ? html`\nA true-or-false member that may be left out starts <em>left out</em>: choose <em>true</em> or <em>false</em> to send it.`
+    : undefined
+  return html`${switches}${choices}`
 }
 
 const VERDICT_MEANING = {
@@ -147,19 +146,18 @@ const VERDICT_MEANING = {
 }
 
 /** draft §7.1: which constrained decoders produce only what the form admits, as lint found them. */
-function runtimeTable (runtimes: readonly RuntimeVerdict[]): string {
-  if (runtimes.length === 0) return ''
+function runtimeTable (runtimes: readonly RuntimeVerdict[]): Html | undefined {
+  if (runtimes.length === 0) return undefined
   const rows = runtimes.map(({ decoder, runtimes, verdict }) =>
-    `<tr><th scope="row"><code>${escapeHtml(decoder)}</code></th><td>${escapeHtml(runtimes)}</td>` +
-    `<td class="verdict ${verdict}" title="${VERDICT_MEANING[verdict]}">${verdict}</td></tr>`)
-  return `<section aria-labelledby="runtimes-title">
+    html`<tr><th scope="row"><code>${decoder}</code></th><td>${runtimes}</td><td class="verdict ${verdict}" title="${VERDICT_MEANING[verdict]}">${verdict}</td></tr>`)
+  return html`<section aria-labelledby="runtimes-title">
 <h2 id="runtimes-title">Who can act here</h2>
 <p class="lead">What fastify-gpt's lint found for each constrained decoder: <em>refused</em>, ${VERDICT_MEANING.refused};
 <em>loosened</em>, ${VERDICT_MEANING.loosened}; <em>exact</em>, ${VERDICT_MEANING.exact}.</p>
 <table class="runtimes">
 <thead><tr><th scope="col">decoder</th><th scope="col">runtimes</th><th scope="col">verdict</th></tr></thead>
 <tbody>
-${rows.join('\n')}
+${lines(rows)}
 </tbody>
 </table>
 </section>
@@ -168,41 +166,41 @@ ${rows.join('\n')}
 
 /** The parts in which the page of draft §3.3 and an MCP host's view of it differ. */
 interface Parts {
-  readonly head: string
+  readonly head?: Html | undefined
   /** Said instead of the prompt; the prompt where undefined. */
-  readonly prompt?: string | undefined
-  readonly conversation: string
-  readonly named: string
+  readonly prompt?: Html | undefined
+  readonly conversation: Html | undefined
+  readonly named?: Html | undefined
   /** What the Act section says to do, and what pressing Act does. */
   readonly lead: string
   /** Attributes of the act form beyond its id. */
-  readonly door: string
+  readonly door?: Html | undefined
   /** What follows the Act section in main, and the footer. */
-  readonly after: string
-  readonly footer: string
-  readonly scripts: string
+  readonly after?: Html | undefined
+  readonly footer?: Html | undefined
+  readonly scripts: Html
 }
 
-const introduction = (prompt: string): string => prompt.trim() === ''
-  ? '<p class="prompt empty">This address gives no introduction: the form below says what it takes.</p>'
-  : `<p class="prompt">${escapeHtml(prompt)}</p>`
+const introduction = (prompt: string): Html => prompt.trim() === ''
+  ? html`<p class="prompt empty">This address gives no introduction: the form below says what it takes.</p>`
+  : html`<p class="prompt">${prompt}</p>`
 
 /** The one source of both: the prompt, the conversation, the form's inputs, the JSON body, Act and its outcome. */
-function compose (view: AddressView, inputs: string, parts: Parts): string {
-  return `<!doctype html>
+function compose (view: AddressView, inputs: Html, parts: Parts): string {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title(view))}</title>
-<style>${STYLE}</style>
+<title>${title(view)}</title>
+<style>${markup(STYLE)}</style>
 ${parts.head}</head>
 <body>
 <div class="page">
 <header>
-<h1>GPT address <code>${escapeHtml(view.path)}</code></h1>
+<h1>GPT address <code>${view.path}</code></h1>
 ${parts.prompt ?? introduction(view.prompt)}
 </header>
 <main>
@@ -228,40 +226,39 @@ ${parts.after}</main>
 ${parts.footer}</div>
 ${parts.scripts}</body>
 </html>
-`
+`.toString()
 }
 
 /**
  * The human view of an address (draft §3.3), built once from p, m and s: the prompt as the
  * introduction, the messages as a conversation, the form as inputs that compose the JSON body, a
  * raw JSON editor, an Act button, and the published form itself. Everything from p, m and s is
- * escaped; the one script and the one stylesheet are constants, allowed by hash. `runtimes`, when
+ * escaped by construction (`html`: only markup made by our code goes in as it is); the one script
+ * and the one stylesheet are constants, allowed by hash. `runtimes`, when
  * the address linted its form, is shown as a table of who can act.
  */
 export function renderPage (view: AddressView, runtimes: readonly RuntimeVerdict[] = [], links: readonly Link[] = [], live?: Live): Page {
-  const here = escapeHtml(view.path)
-  const html = compose(view, renderInputs(view.form), {
-    head: live === undefined ? '' : liveHead(live),
+  const page = compose(view, markup(renderInputs(view.form)), {
+    head: live === undefined ? undefined : liveHead(live),
     conversation: conversation(view.messages, live),
     named: named(links),
     lead: 'Fill in the form and press Act: the page sends the JSON body to this address and shows its answer.',
-    door: '',
-    after: `<section aria-labelledby="form-title">
+    after: html`<section aria-labelledby="form-title">
 <h2 id="form-title">The form</h2>
 <p class="lead">What this address takes, as it publishes it in <code>s</code>: a JSON Schema (draft 2020-12).
 A body it does not validate is refused, always with the same bare 204.</p>
-<pre class="schema"><code>${escapeHtml(shown(view.form))}</code></pre>
+<pre class="schema"><code>${shown(view.form)}</code></pre>
 </section>
 ${runtimeTable(runtimes)}`,
-    footer: `<footer>
+    footer: html`<footer>
 <p>For programs: a GET without <code>Accept: text/html</code> returns <code>{"p", "m", "s"}</code> as JSON, and a POST of the JSON body acts (draft-ferguson-gpt-00).</p>
-<pre><code>curl -s <span class="here">${here}</span>
-curl -s <span class="here">${here}</span> -d @body.json</code></pre>
+<pre><code>curl -s <span class="here">${view.path}</span>
+curl -s <span class="here">${view.path}</span> -d @body.json</code></pre>
 </footer>
 `,
-    scripts: `<script>${SCRIPT}</script>\n${live === undefined ? '' : `<script>${LIVE_SCRIPT}</script>\n`}`
+    scripts: html`<script>${markup(SCRIPT)}</script>\n${live === undefined ? undefined : html`<script>${markup(LIVE_SCRIPT)}</script>\n`}`
   })
-  return { html, csp: live === undefined ? CSP : LIVE_CSP }
+  return { html: page, csp: live === undefined ? CSP : LIVE_CSP }
 }
 
 /** The most bytes an MCP host's view of an address takes (docs/html-view.md). */
@@ -273,8 +270,7 @@ export interface ViewTool {
   readonly wrapped: boolean
 }
 
-const LEFT_OUT = (what: string, where: string): string =>
-  `<p class="lead">${what} is too long to show here: ${where}.</p>\n`
+const leftOutHere = (what: string): Html => html`<p class="lead">${what} is too long to show here: the tool's description holds it.</p>\n`
 
 /**
  * The address's page as an MCP host shows it inline (MCP Apps, "UI Resource Format"): the page
@@ -285,22 +281,18 @@ const LEFT_OUT = (what: string, where: string): string =>
  * JSON body stays), then the prompt are left out, each saying where it is still to be read.
  */
 export function renderView (view: AddressView, tool: ViewTool): string {
-  const inputs = renderInputs(view.form)
-  const door = ` data-tool="${escapeHtml(tool.name)}"${tool.wrapped ? ' data-wrapped' : ''}`
-  const scripts = `<script>${VIEW_SCRIPT}</script>\n<script>${SCRIPT}</script>\n`
-  const acts = 'press Act: the view asks the MCP host to call this address\'s tool with the JSON body, and shows its answer.'
-  const make = (left: number): string => compose(left > 2 ? { ...view, prompt: '', title: undefined } : view, left > 1 ? renderBodyInput('the form\'s inputs are too many to show here') : inputs, {
-    head: '',
-    prompt: left > 2 ? LEFT_OUT('The prompt', 'the tool\'s description holds it') : undefined,
-    conversation: left > 0 ? LEFT_OUT('The conversation so far', 'the tool\'s description holds it') : conversation(view.messages, undefined),
-    named: '',
-    lead: `Fill in the form and ${acts}`,
-    door,
-    after: '',
-    footer: '',
-    scripts
-  })
-  let html = make(0)
-  for (let left = 1; left <= 3 && Buffer.byteLength(html) > VIEW_MAX_BYTES; left++) html = make(left)
-  return html
+  const inputs = markup(renderInputs(view.form))
+  const door = html` data-tool="${tool.name}"${tool.wrapped ? html` data-wrapped` : undefined}`
+  const scripts = html`<script>${markup(VIEW_SCRIPT)}</script>\n<script>${markup(SCRIPT)}</script>\n`
+  const make = (left: number): string => compose(left > 2 ? { ...view, prompt: '', title: undefined } : view,
+    left > 1 ? markup(renderBodyInput('the form\'s inputs are too many to show here')) : inputs, {
+      prompt: left > 2 ? leftOutHere('The prompt') : undefined,
+      conversation: left > 0 ? leftOutHere('The conversation so far') : conversation(view.messages, undefined),
+      lead: 'Fill in the form and press Act: the view asks the MCP host to call this address\'s tool with the JSON body, and shows its answer.',
+      door,
+      scripts
+    })
+  let page = make(0)
+  for (let left = 1; left <= 3 && Buffer.byteLength(page) > VIEW_MAX_BYTES; left++) page = make(left)
+  return page
 }

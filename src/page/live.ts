@@ -1,4 +1,4 @@
-import { escapeHtml } from './escape.ts'
+import { html, type Html } from './escape.ts'
 
 export { LIVE_SCRIPT } from './live-script.ts'
 
@@ -13,9 +13,8 @@ export interface Live {
 }
 
 /** Where no script runs, the page of a running job reloads itself every poll instead. */
-export const liveHead = (live: Live): string => `<noscript><meta http-equiv="refresh" content="${live.refresh}"></noscript>\n`
+export const liveHead = (live: Live): Html => html`<noscript><meta http-equiv="refresh" content="${live.refresh}"></noscript>\n`
 
 /** The line that says the job's state, carrying where its stream is and what the page shows. */
-export const liveState = (live: Live): string =>
-  `<p id="progress" class="lead" role="status" aria-live="polite" data-state="loading" data-events="${escapeHtml(live.events)}" data-after="${live.after}">` +
-  `Working. Without JavaScript this page reloads itself every ${live.refresh} s to show its progress.</p>\n`
+export const liveState = (live: Live): Html =>
+  html`<p id="progress" class="lead" role="status" aria-live="polite" data-state="loading" data-events="${live.events}" data-after="${live.after}">Working. Without JavaScript this page reloads itself every ${live.refresh} s to show its progress.</p>\n`

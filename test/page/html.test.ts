@@ -9,6 +9,8 @@ import { PROFILES } from '../../src/lint/decoders.ts'
 import { DECODERS, lint, runtimeVerdicts } from '../../src/lint/index.ts'
 import { MAX_NODES, MAX_REPEAT } from '../../src/page/inputs.ts'
 import { SCRIPT } from '../../src/page/script.ts'
+import { html, lines, markup } from '../../src/page/escape.ts'
+import fc from 'fast-check'
 import type { JsonObject } from '../../src/form/compile.ts'
 import { plan } from '../fixtures/plan.ts'
 
@@ -183,6 +185,17 @@ describe('escaping', () => {
     const { html } = view({ type: 'string' }, { path: '/a"<b>' })
     assert.match(html, /<code>\/a&quot;&lt;b&gt;<\/code>/)
     assert.doesNotMatch(html, /<b>/)
+  })
+
+  it('by construction: html escapes every text it is given, keeps markup it made, writes lists in order and nothing for undefined', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary' }), (text) => {
+      const written = html`<p title="${text}">${text}</p>`.toString()
+      const inner = written.slice('<p title="'.length, written.indexOf('"', '<p title="'.length))
+      assert.doesNotMatch(inner, /[<>"']/)
+      assert.equal(inner.replace(/&(lt|gt|quot|#39|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', '#39': "'", amp: '&' })[name] as string), text)
+    }), { seed: 20261208 })
+    assert.equal(html`<i>${html`<b>${evil}</b>`}</i>`.toString(), `<i><b>${escaped}</b></i>`)
+    assert.equal(html`${[html`<a>`, '<', 2, undefined]}|${lines([markup('<x>'), markup('<y>')])}`.toString(), '<a>&lt;2|<x>\n<y>')
   })
 
   it('gives a message role a look only from a fixed list', async () => {
