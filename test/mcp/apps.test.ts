@@ -19,6 +19,12 @@ before(async () => {
     await app.register(gpt, { prefix: '/notes', prompt: `Pin a note. ${EVIL}`, form: noteForm, act: (body) => ({ pinned: body.note }), rateLimit: false })
     await app.register(gpt, { prefix: '/quiet', html: false, form: { type: 'object' }, act: () => null, rateLimit: false })
     await app.register(gpt, { prefix: '/word', form: { type: 'string' }, act: () => null, rateLimit: false })
+    await app.register(async (scope) => {
+      scope.addHook('onRequest', async (request, reply) => {
+        if (request.headers.authorization !== 'Bearer key') await reply.code(401).header('www-authenticate', 'Bearer').send()
+      })
+      await scope.register(gpt, { prefix: '/admin', form: { type: 'object' }, act: () => null, rateLimit: false })
+    })
   })
 })
 after(async () => { await host.close() })
@@ -39,7 +45,7 @@ describe('"Resource Discovery": a tool names its view', () => {
       ['notes', 'ui://fastify-gpt/notes'],
       ['quiet', undefined],
       ['word', 'ui://fastify-gpt/word']
-    ])
+    ], 'the tool /admin is hidden from this caller, as its GET is')
   })
 
   it('resources/list lists each view beside its address\'s arrival, as the extension\'s MIME type; none with html: false', async () => {
@@ -81,6 +87,19 @@ describe('"UI Resource Format": resources/read of a view', () => {
       }, '2026-07-28')
       assert.deepEqual(modern['error'], { code: -32602, message: 'Resource not found', data: { uri } }, uri)
     }
+  })
+})
+
+describe('a view is its address\'s: a host\'s hook that hides the address hides its view', () => {
+  it('not listed to a caller the GET refuses, read as the hook answers it; listed and read with the key', async () => {
+    const anonymous = await host.connect()
+    assert.ok(!(await anonymous.listResources()).resources.some((resource) => resource.uri === 'ui://fastify-gpt/admin'))
+    const refused = await raw(host.port, { body: rpcText('resources/read', { uri: 'ui://fastify-gpt/admin' }) })
+    assert.deepEqual([refused.status, refused.headers['www-authenticate']], [401, 'Bearer'])
+    const admin = await host.connect(undefined, { authorization: 'Bearer key' })
+    assert.ok((await admin.listResources()).resources.some((resource) => resource.uri === 'ui://fastify-gpt/admin'))
+    const read = await admin.readResource({ uri: 'ui://fastify-gpt/admin' })
+    assert.match((read.contents[0] as { text: string }).text, /data-tool="admin"/)
   })
 })
 
