@@ -411,7 +411,7 @@ function viewAt (bridge: Bridge, uri: string): Entry | undefined {
   return entry !== undefined && hasView(entry.hosted) ? entry : undefined
 }
 
-/** The path of the address or job an http(s) URI names, by its path. */
+/** The path of the address or job a URI names: by its path, its origin being where the client reached the host. */
 function pathOf (uri: string): string | undefined {
   try {
     // A URL's path is percent-encoded (/%C3%BCber), an address's is not (/über): decoded, each

@@ -92,7 +92,7 @@ export const VIEW_SCRIPT = String.raw`
     const size = { width: Math.ceil(root.scrollWidth), height: Math.ceil(root.scrollHeight) }
     if (told === size.width + 'x' + size.height) return
     told = size.width + 'x' + size.height
-    ready.then(() => send({ method: 'ui/notifications/size-changed', params: size }))
+    ready.then(() => send({ method: 'ui/notifications/size-changed', params: size }), () => {}) // no host to tell: Act says so
   }).observe(document.documentElement)
 })()
 `
