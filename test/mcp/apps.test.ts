@@ -108,7 +108,7 @@ describe('"Capability Negotiation": the extension declared', () => {
     const discovered = await resultOf('server/discover', {
       _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
     }, '2026-07-28')
-    assert.deepEqual(((discovered['result'] as Json)['capabilities'] as Json)['extensions'], { 'io.modelcontextprotocol/ui': {} })
+    assert.deepEqual(((discovered['result'] as Json)['capabilities'] as Json)['extensions'], { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': {} })
     const initialized = await resultOf('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
     assert.equal(((initialized['result'] as Json)['capabilities'] as Json)['extensions'], undefined)
   })

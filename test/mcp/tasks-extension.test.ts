@@ -124,7 +124,7 @@ const ACK = { resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverIn
 describe('the tasks extension (2026-07-28) over job addresses', () => {
   it('"Capability Negotiation": server/discover declares the extension, and no tool declares anything of its own', async () => {
     const discovered = await result(post('server/discover', {}))
-    assert.deepEqual((discovered['capabilities'] as Json)['extensions'], { [EXTENSION]: {} })
+    assert.deepEqual((discovered['capabilities'] as Json)['extensions'], { [EXTENSION]: {}, 'io.modelcontextprotocol/ui': {} }, 'beside MCP Apps')
     const tools = (await result(post('tools/list', {})))['tools'] as Json[]
     assert.ok(tools.every((tool) => !('execution' in tool)))
   })
