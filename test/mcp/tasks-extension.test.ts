@@ -1,13 +1,16 @@
 // The 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`, its specification "Tasks"):
 // an act that outlives `background.after` is a job, told as a task to a client that declares the
 // extension; tasks/get, update and cancel reach the job by the job address's own routes. Every
-// message is judged against the extension's own schema.json by @cfworker/json-schema.
+// message is judged by the extension's own schemas, those of its official package
+// (@modelcontextprotocol/ext-tasks/core/v2).
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
-import { Validator, type Schema } from '@cfworker/json-schema'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import {
+  CancelTaskResultV2Schema, CreateTaskResultV2Schema, ErrorV2Schema, GetTaskResultV2Schema, TaskStatusNotificationV2Schema,
+  TaskSubscriptionAcknowledgedNotificationsV2Schema, UpdateTaskResultV2Schema
+} from '@modelcontextprotocol/ext-tasks/core/v2'
 import Fastify, { type FastifyRequest } from 'fastify'
 import gpt, { type GptOptions } from '../../src/index.ts'
 import { FAILED } from '../../src/mcp/call.ts'
@@ -16,21 +19,13 @@ import { MAX_TASK_IDS } from '../../src/mcp/tasks.ts'
 import { bridged, eventually, events, raw, rpcText, streamed, type Bridged, type Raw, type Streamed } from './bridge-host.ts'
 import { gatesByName } from '../helpers/jobs.ts'
 
-// The extension's schema, schema/draft/schema.json of github.com/modelcontextprotocol/ext-tasks
-// at e4345978be1f602f1fc48d89051e8559dd5302a6 (2026-08-21), whole: its $defs hold the core's too.
-const SCHEMA = JSON.parse(readFileSync(new URL('../fixtures/mcp/ext-tasks-schema.json', import.meta.url), 'utf8')) as Schema & { $id: string }
+/** One of the extension's schemas, as its package exports it. */
+interface Judge { safeParse: (value: unknown) => { success: boolean, error?: unknown } }
 
-/** @cfworker/json-schema's judgment of `value` as the extension's `name`. */
-function judge (name: string, value: unknown): ReturnType<Validator['validate']> {
-  const validator = new Validator({ $ref: `${SCHEMA.$id}#/$defs/${name}` }, '2020-12', false)
-  validator.addSchema(SCHEMA)
-  return validator.validate(value)
-}
-
-/** Asserts that `value` is the extension's `name` (its errors, if not). */
-function judged (name: string, value: unknown): void {
-  const { valid, errors } = judge(name, value)
-  assert.ok(valid, `${name}: ${JSON.stringify(errors.slice(0, 3))}`)
+/** Asserts that the extension's `schema` accepts `value` (its issues, if not). */
+function judged (schema: Judge, value: unknown): void {
+  const { success, error } = schema.safeParse(value)
+  assert.ok(success, String(error))
 }
 
 const { gateOf } = gatesByName()
@@ -108,12 +103,17 @@ const result = async (answer: Promise<Raw>): Promise<Json> => {
   assert.equal(body['error'], undefined, JSON.stringify(body['error']))
   return body['result'] as Json
 }
-const error = async (answer: Promise<Raw>): Promise<Json> => json((await answer).body)['error'] as Json
+/** The error of a request's answer, judged a JSON-RPC error as the extension has it. */
+const error = async (answer: Promise<Raw>): Promise<Json> => {
+  const refused = json((await answer).body)['error'] as Json
+  judged(ErrorV2Schema, refused)
+  return refused
+}
 
 /** A call of /slow by a declaring client, answered by a task; its CreateTaskResult. */
 async function started (id: string, fail = false): Promise<Json> {
   const created = await result(post('tools/call', { name: 'slow', arguments: { id, fail } }))
-  judged('CreateTaskResult', created)
+  judged(CreateTaskResultV2Schema, created)
   return created
 }
 
@@ -138,15 +138,15 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     assert.equal(created['pollIntervalMs'], 10)
     assert.deepEqual(created['_meta'], { 'io.modelcontextprotocol/serverInfo': SERVER })
     // The judge can say no: a task handle that says it is complete is no CreateTaskResult.
-    assert.equal(judge('CreateTaskResult', { ...created, resultType: 'complete' }).valid, false)
+    assert.equal(CreateTaskResultV2Schema.safeParse({ ...created, resultType: 'complete' }).success, false)
     const working = await get(created['taskId'])
-    judged('GetTaskResult', working)
+    judged(GetTaskResultV2Schema, working)
     assert.deepEqual([working['status'], working['createdAt'], working['resultType']], ['working', created['createdAt'], 'complete'])
     assert.equal((await jobOf(created['taskId']))['status'], 'working')
     gateOf('a').open()
     let done = working
     while (done['status'] === 'working') done = await get(created['taskId'])
-    judged('GetTaskResult', done)
+    judged(GetTaskResultV2Schema, done)
     assert.equal(done['status'], 'completed')
     assert.deepEqual(done['result'], { content: [{ type: 'text', text: '{"id":"a"}' }], structuredContent: { id: 'a' } })
     assert.equal(typeof done['ttlMs'], 'number')
@@ -158,7 +158,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     assert.equal(answer.headers['content-type'], 'text/event-stream')
     assert.deepEqual(said[0], { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1, message: 'half way' } })
     const created = (said[1] as { result: Json }).result
-    judged('CreateTaskResult', created)
+    judged(CreateTaskResultV2Schema, created)
     assert.equal(said.length, 2)
     assert.equal((await jobOf(created['taskId']))['status'], 'working')
     gateOf('s').open()
@@ -184,6 +184,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
       const answer = await post(method, { taskId: created['taskId'], inputResponses: {} }, {})
       assert.equal(answer.status, 400, 'as 2026-07-28 asks of -32021')
       const refused = json(answer.body)['error']
+      judged(ErrorV2Schema, refused)
       assert.deepEqual(refused, { code: -32021, message: 'Missing required client capability', data: { requiredCapabilities: { extensions: { [EXTENSION]: {} } } } }, method)
     }
     const gone = await post('tasks/result', { taskId: created['taskId'] })
@@ -194,11 +195,11 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
   it('"Task Cancellation": tasks/cancel is acknowledged, and the job address reads cancelled; a job over is acknowledged and stays as it ended', async () => {
     const created = await started('d')
     const acknowledged = await result(post('tasks/cancel', { taskId: created['taskId'] }))
-    judged('CancelTaskResult', acknowledged)
+    judged(CancelTaskResultV2Schema, acknowledged)
     assert.deepEqual(acknowledged, ACK)
     assert.equal((await jobOf(created['taskId']))['status'], 'cancelled')
     const cancelled = await get(created['taskId'])
-    judged('GetTaskResult', cancelled)
+    judged(GetTaskResultV2Schema, cancelled)
     assert.equal(cancelled['status'], 'cancelled')
     assert.equal('result' in cancelled, false)
     assert.deepEqual(await result(post('tasks/cancel', { taskId: created['taskId'] })), ACK)
@@ -218,7 +219,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     gateOf('f').open()
     let done = await get(created['taskId'])
     while (done['status'] === 'working') done = await get(created['taskId'])
-    judged('GetTaskResult', done)
+    judged(GetTaskResultV2Schema, done)
     assert.equal((await jobOf(created['taskId']))['status'], 'failed')
     assert.deepEqual([done['status'], done['result']], ['completed', JSON.parse(FAILED)])
   })
@@ -226,7 +227,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
   it('"Task Update Requests": tasks/update is acknowledged, every response ignored (no input is asked); inputResponses must be an object', async () => {
     const created = await started('g')
     const acknowledged = await result(post('tasks/update', { taskId: created['taskId'], inputResponses: { name: { action: 'accept', content: {} } } }))
-    judged('UpdateTaskResult', acknowledged)
+    judged(UpdateTaskResultV2Schema, acknowledged)
     assert.deepEqual(acknowledged, ACK)
     assert.equal((await get(created['taskId']))['status'], 'working')
     assert.equal((await error(post('tasks/update', { taskId: created['taskId'] })))['code'], -32602)
@@ -258,7 +259,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
   it('a bearer gate on the address holds for its task: the job\'s routes answer tasks/get, update and cancel as they answer the caller', async () => {
     const bearer = { authorization: 'Bearer good' }
     const created = await result(post('tools/call', { name: 'guarded', arguments: { id: 'g1' } }, declaring, bearer))
-    judged('CreateTaskResult', created)
+    judged(CreateTaskResultV2Schema, created)
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       for (const authorization of [undefined, 'Bearer bad']) {
         const refused = await post(method, { taskId: created['taskId'], inputResponses: {} }, declaring, { authorization })
@@ -293,10 +294,10 @@ describe('"Task Status Notifications": notifications/tasks on subscriptions/list
     await eventually(() => said(stream).length >= 1, 'acknowledged')
     const acknowledged = said(stream)[0] as { params: { notifications: Json, _meta: Json } }
     assert.deepEqual(acknowledged.params, { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub' }, notifications: { taskIds: [working['taskId'], over['taskId']] } })
-    judged('TaskSubscriptionAcknowledgedNotifications', acknowledged.params.notifications)
+    judged(TaskSubscriptionAcknowledgedNotificationsV2Schema, acknowledged.params.notifications)
     await eventually(() => said(stream).length === 2, 'the job over told')
     const first = said(stream)[1] as { params: Json }
-    judged('TaskStatusNotification', first)
+    judged(TaskStatusNotificationV2Schema, first)
     const { _meta: meta, ...task } = first.params
     assert.deepEqual(meta, { 'io.modelcontextprotocol/subscriptionId': 'sub' })
     const { resultType, _meta, ...read } = await get(over['taskId'])
@@ -304,7 +305,7 @@ describe('"Task Status Notifications": notifications/tasks on subscriptions/list
     gateOf('n1').open()
     await eventually(() => said(stream).length === 3, 'the working job told once it is over')
     const second = said(stream)[2] as { params: Json }
-    judged('TaskStatusNotification', second)
+    judged(TaskStatusNotificationV2Schema, second)
     assert.deepEqual([second.params['taskId'], second.params['status'], second.params['result']], [working['taskId'], 'completed', { content: [{ type: 'text', text: '{"id":"n1"}' }], structuredContent: { id: 'n1' } }])
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.equal(said(stream).length, 3, 'each task is told once')
