@@ -74,12 +74,14 @@ export function taskOf (taskId: string, job: JsonObject, entry: Entry, shapes: S
  * The extension's DetailedTask: what tasks/get carries is "exactly what the underlying request
  * would have returned" ("Error Handling"): a completed job's result as the call's, and a failed
  * one's as the call answers it, a result with isError, so `completed` (`failed` is for JSON-RPC
- * errors alone, which a job never comes to). A cancelled job is a cancelled task.
+ * errors alone, which a job never comes to); either as 2026-07-28 answers the call, with its
+ * resultType, which its servers "MUST include" (schema, `Result`). A cancelled job is a cancelled task.
  */
 function detailedOf (bridge: Bridge, taskId: string, job: JsonObject, entry: Entry, shapes: Shapes): JsonObject {
   const task = taskOf(taskId, job, entry, shapes)
-  if (job['status'] === 'completed') return { ...task, result: JSON.parse(actResult(JSON.stringify(job['result']), bridge.tool(entry), shapes)) as JsonObject }
-  if (job['status'] === 'failed') return { ...task, status: 'completed', result: JSON.parse(FAILED) as JsonObject }
+  const answered = (result: string): JsonObject => JSON.parse(completed(result, bridge.serverInfoMember)) as JsonObject
+  if (job['status'] === 'completed') return { ...task, result: answered(actResult(JSON.stringify(job['result']), bridge.tool(entry), shapes)) }
+  if (job['status'] === 'failed') return { ...task, status: 'completed', result: answered(FAILED) }
   return task
 }
 

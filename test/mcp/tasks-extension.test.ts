@@ -6,10 +6,12 @@
 import assert from 'node:assert/strict'
 import { Readable } from 'node:stream'
 import { after, before, describe, it } from 'node:test'
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, type JSONRPCMessage } from '@modelcontextprotocol/client'
+import { createTaskSessionFromClient, type JsonRpcResponse, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client'
+import type { JsonValue } from '@modelcontextprotocol/ext-tasks/core'
 import {
-  CancelTaskResultV2Schema, CreateTaskResultV2Schema, ErrorV2Schema, GetTaskResultV2Schema, TaskStatusNotificationV2Schema,
-  TaskSubscriptionAcknowledgedNotificationsV2Schema, UpdateTaskResultV2Schema
+  CallToolResultV2Schema, CancelTaskResultV2Schema, CreateTaskResultV2Schema, ErrorV2Schema, GetTaskResultV2Schema, TaskStatusNotificationV2Schema,
+  TaskSubscriptionAcknowledgedNotificationsV2Schema, UpdateTaskResultV2Schema, type ErrorV2
 } from '@modelcontextprotocol/ext-tasks/core/v2'
 import Fastify, { type FastifyRequest } from 'fastify'
 import gpt, { type GptOptions } from '../../src/index.ts'
@@ -148,7 +150,9 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     while (done['status'] === 'working') done = await get(created['taskId'])
     judged(GetTaskResultV2Schema, done)
     assert.equal(done['status'], 'completed')
-    assert.deepEqual(done['result'], { content: [{ type: 'text', text: '{"id":"a"}' }], structuredContent: { id: 'a' } })
+    // The call's own answer under 2026-07-28, its resultType with it, as the extension's client reads it.
+    assert.deepEqual(done['result'], { content: [{ type: 'text', text: '{"id":"a"}' }], structuredContent: { id: 'a' }, ...ACK })
+    judged(CallToolResultV2Schema, done['result'])
     assert.equal(typeof done['ttlMs'], 'number')
   })
 
@@ -221,7 +225,7 @@ describe('the tasks extension (2026-07-28) over job addresses', () => {
     while (done['status'] === 'working') done = await get(created['taskId'])
     judged(GetTaskResultV2Schema, done)
     assert.equal((await jobOf(created['taskId']))['status'], 'failed')
-    assert.deepEqual([done['status'], done['result']], ['completed', JSON.parse(FAILED)])
+    assert.deepEqual([done['status'], done['result']], ['completed', { ...JSON.parse(FAILED) as Json, ...ACK }])
   })
 
   it('"Task Update Requests": tasks/update is acknowledged, every response ignored (no input is asked); inputResponses must be an object', async () => {
@@ -306,7 +310,7 @@ describe('"Task Status Notifications": notifications/tasks on subscriptions/list
     await eventually(() => said(stream).length === 3, 'the working job told once it is over')
     const second = said(stream)[2] as { params: Json }
     judged(TaskStatusNotificationV2Schema, second)
-    assert.deepEqual([second.params['taskId'], second.params['status'], second.params['result']], [working['taskId'], 'completed', { content: [{ type: 'text', text: '{"id":"n1"}' }], structuredContent: { id: 'n1' } }])
+    assert.deepEqual([second.params['taskId'], second.params['status'], second.params['result']], [working['taskId'], 'completed', { content: [{ type: 'text', text: '{"id":"n1"}' }], structuredContent: { id: 'n1' }, ...ACK }])
     await new Promise((resolve) => setTimeout(resolve, 50))
     assert.equal(said(stream).length, 3, 'each task is told once')
     stream.close()
@@ -395,6 +399,87 @@ describe('the official SDK 2.x client pinned to 2026-07-28', () => {
     } finally {
       gateOf('k').open()
       await client.close()
+    }
+  })
+})
+
+describe('the extension\'s official client (@modelcontextprotocol/ext-tasks) on the SDK 2.x client pinned to 2026-07-28', () => {
+  const info = { name: 'tasks-client', version: '1' }
+
+  /**
+   * The request coordinator the package asks of its host under 2026-07-28 (`rawDispatch`, its
+   * "Adapters and schemas"), since the SDK's own codec refuses a task: an SDK transport of its own,
+   * each request given an id and its answer matched to it.
+   */
+  async function coordinator (): Promise<{ dispatch: RawClientDispatch, close: () => Promise<void> }> {
+    const transport = new TransportV2(new URL(`${host.origin}/mcp`))
+    const waiting = new Map<string, (response: JsonRpcResponse) => void>()
+    transport.onmessage = (message: JSONRPCMessage) => {
+      if (!('id' in message) || 'method' in message) return
+      const answer = waiting.get(String(message.id))
+      waiting.delete(String(message.id))
+      answer?.('error' in message ? { kind: 'error', error: message.error as ErrorV2 } : { kind: 'result', result: message.result as JsonValue })
+    }
+    await transport.start()
+    let sent = 0
+    return {
+      async dispatch (request, options) {
+        const id = `raw-${++sent}`
+        const answered = new Promise<JsonRpcResponse>((resolve) => { waiting.set(id, resolve) })
+        await transport.send({ ...(request as { method: string }), jsonrpc: '2.0', id }, { ...(options?.context?.headers === undefined ? {} : { headers: options.context.headers }) })
+        return answered
+      },
+      close: () => transport.close()
+    }
+  }
+
+  /** A session of the package's client over a connected SDK client, and how to end both. */
+  async function session (): Promise<{ tasks: ReturnType<typeof createTaskSessionFromClient>, close: () => Promise<void> }> {
+    const client = new ClientV2(info, { capabilities: declaring, versionNegotiation: { mode: { pin: V } } })
+    await client.connect(new TransportV2(new URL(`${host.origin}/mcp`)))
+    const requests = await coordinator()
+    const tasks = createTaskSessionFromClient(client, {
+      endpointId: host.origin,
+      rawDispatch: requests.dispatch,
+      v2RequestFraming: { protocolVersion: V, clientInfo: info, clientCapabilities: declaring }
+    })
+    return { tasks, close: async () => { await tasks.close(); await requests.close(); await client.close() } }
+  }
+
+  it('"Task Creation": receives a call whose act outlives `after` as a task, polls it by tasks/get to completion, and gets the act\'s result', async () => {
+    const { tasks, close } = await session()
+    try {
+      const execution = await tasks.callTool('slow', { id: 'x1' })
+      assert.equal(execution.kind, 'task')
+      const taskId = String(execution.handle?.taskId)
+      assert.match(taskId, /^\/slow\/jobs\/[\w-]+$/)
+      assert.equal((await jobOf(taskId))['status'], 'working')
+      const seen: string[] = []
+      const settling = execution.settle({ onEvent: (event) => { seen.push(event.type) } })
+      await eventually(() => seen.length > 0, 'the client observed the task')
+      gateOf('x1').open()
+      const { outcome, lastTask } = await settling
+      assert.equal(outcome.status, 'completed', JSON.stringify(outcome))
+      assert.deepEqual(outcome.status === 'completed' ? outcome.result['structuredContent'] : undefined, { id: 'x1' })
+      assert.deepEqual([lastTask?.taskId, lastTask?.status, lastTask?.suggestedPollIntervalMs], [taskId, 'completed', 10])
+    } finally {
+      gateOf('x1').open()
+      await close()
+    }
+  })
+
+  it('"Task Cancellation": a cancel through the client reaches the job address, whose GET reads cancelled', async () => {
+    const { tasks, close } = await session()
+    try {
+      const execution = await tasks.callTool('slow', { id: 'x2' })
+      assert.equal(execution.kind, 'task')
+      const taskId = String(execution.handle?.taskId)
+      await execution.cancel()
+      assert.equal((await jobOf(taskId))['status'], 'cancelled')
+      assert.equal((await execution.settle()).outcome.status, 'cancelled')
+    } finally {
+      gateOf('x2').open()
+      await close()
     }
   })
 })
