@@ -446,40 +446,42 @@ describe('the extension\'s official client (@modelcontextprotocol/ext-tasks) on 
     return { tasks, close: async () => { await tasks.close(); await requests.close(); await client.close() } }
   }
 
-  it('"Task Creation": receives a call whose act outlives `after` as a task, polls it by tasks/get to completion, and gets the act\'s result', async () => {
+  type Execution = Awaited<ReturnType<ReturnType<typeof createTaskSessionFromClient>['callTool']>>
+
+  /** A call of /slow (its act held at gate `id`) through the package's client, answered by a task of a working job; then `then`. */
+  async function calledAsTask (id: string, then: (execution: Execution, taskId: string) => Promise<void>): Promise<void> {
     const { tasks, close } = await session()
     try {
-      const execution = await tasks.callTool('slow', { id: 'x1' })
+      const execution = await tasks.callTool('slow', { id })
       assert.equal(execution.kind, 'task')
       const taskId = String(execution.handle?.taskId)
       assert.match(taskId, /^\/slow\/jobs\/[\w-]+$/)
       assert.equal((await jobOf(taskId))['status'], 'working')
+      await then(execution, taskId)
+    } finally {
+      gateOf(id).open()
+      await close()
+    }
+  }
+
+  it('"Task Creation": receives a call whose act outlives `after` as a task, polls it by tasks/get to completion, and gets the act\'s result', async () => {
+    await calledAsTask('x1', async (execution, taskId) => {
       const seen: string[] = []
       const settling = execution.settle({ onEvent: (event) => { seen.push(event.type) } })
       await eventually(() => seen.length > 0, 'the client observed the task')
       gateOf('x1').open()
       const { outcome, lastTask } = await settling
       assert.equal(outcome.status, 'completed', JSON.stringify(outcome))
-      assert.deepEqual(outcome.status === 'completed' ? outcome.result['structuredContent'] : undefined, { id: 'x1' })
+      assert.deepEqual(outcome.status === 'completed' ? (outcome.result as Json)['structuredContent'] : undefined, { id: 'x1' })
       assert.deepEqual([lastTask?.taskId, lastTask?.status, lastTask?.suggestedPollIntervalMs], [taskId, 'completed', 10])
-    } finally {
-      gateOf('x1').open()
-      await close()
-    }
+    })
   })
 
   it('"Task Cancellation": a cancel through the client reaches the job address, whose GET reads cancelled', async () => {
-    const { tasks, close } = await session()
-    try {
-      const execution = await tasks.callTool('slow', { id: 'x2' })
-      assert.equal(execution.kind, 'task')
-      const taskId = String(execution.handle?.taskId)
+    await calledAsTask('x2', async (execution, taskId) => {
       await execution.cancel()
       assert.equal((await jobOf(taskId))['status'], 'cancelled')
       assert.equal((await execution.settle()).outcome.status, 'cancelled')
-    } finally {
-      gateOf('x2').open()
-      await close()
-    }
+    })
   })
 })
