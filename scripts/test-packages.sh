@@ -24,6 +24,11 @@ if [ ! -d "test/packages/node_modules/${cpu%@*}" ] || [ ! test/packages/node_mod
   npm install --prefix test/packages --omit=optional --no-save --no-audit --no-fund --silent "$cpu"
 fi
 
+# The official MCP Fastify adapter (a benchmark's peer) names fastify as a peer, which npm installs
+# beside it: the plugins here must meet the one Fastify of node_modules/ (the lock's, or the lowest
+# the peer range admits in CI's second pass), never a second copy with other types.
+rm -rf test/packages/node_modules/fastify
+
 names=$(node -p "Object.keys(require('./test/packages/package.json').dependencies).join(' ')")
 for name in $names; do
   mkdir -p "node_modules/$(dirname "$name")"
