@@ -21,6 +21,8 @@ export interface Shapes {
   readonly annotations: boolean
   /** A tool's `title` (2025-06-18). */
   readonly title: boolean
+  /** `_meta` on a tool and on a resource's contents (2025-06-18). */
+  readonly meta: boolean
   /** A tool's `outputSchema`, a result's `structuredContent`, `resource_link` content (2025-06-18). */
   readonly structured: boolean
   /** A tool's `icons` (2025-11-25). */
@@ -44,11 +46,11 @@ export interface Shapes {
 }
 
 const SHAPES: ReadonlyMap<string, Shapes> = new Map(([
-  { revision: '2026-07-28', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: true, structuredAny: true, tasks: 'extension' },
-  { revision: '2025-11-25', annotations: true, title: true, structured: true, icons: true, batches: false, perRequest: false, structuredAny: false, tasks: 'core' },
-  { revision: '2025-06-18', annotations: true, title: true, structured: true, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined },
-  { revision: '2025-03-26', annotations: true, title: false, structured: false, icons: false, batches: true, perRequest: false, structuredAny: false, tasks: undefined },
-  { revision: '2024-11-05', annotations: false, title: false, structured: false, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined }
+  { revision: '2026-07-28', annotations: true, title: true, meta: true, structured: true, icons: true, batches: false, perRequest: true, structuredAny: true, tasks: 'extension' },
+  { revision: '2025-11-25', annotations: true, title: true, meta: true, structured: true, icons: true, batches: false, perRequest: false, structuredAny: false, tasks: 'core' },
+  { revision: '2025-06-18', annotations: true, title: true, meta: true, structured: true, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined },
+  { revision: '2025-03-26', annotations: true, title: false, meta: false, structured: false, icons: false, batches: true, perRequest: false, structuredAny: false, tasks: undefined },
+  { revision: '2024-11-05', annotations: false, title: false, meta: false, structured: false, icons: false, batches: false, perRequest: false, structuredAny: false, tasks: undefined }
 ] satisfies Shapes[]).map((row) => [row.revision, Object.freeze(row)]))
 
 /**

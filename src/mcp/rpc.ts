@@ -446,7 +446,7 @@ async function read (bridge: Bridge, exchange: Exchange, id: Id, params: JsonObj
       const fresh = freshness(routed.headers, entry === undefined ? now : bridge.changedAt(entry), now)
       const contents = view === undefined
         ? { uri, mimeType: 'application/json', text: routed.body.toString('utf8') }
-        : { uri, mimeType: VIEW_TYPE, text: bridge.view(view), _meta: VIEW_META }
+        : { uri, mimeType: VIEW_TYPE, text: bridge.view(view), ...(shapes.meta ? { _meta: VIEW_META } : {}) }
       return resultOf(id, finished(bridge, shapes, JSON.stringify({ contents: [contents] }), hints(exchange.request, [fresh], false)))
     }
     case 404: return notFound()

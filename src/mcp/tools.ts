@@ -79,7 +79,7 @@ export function buildTool (edition: Edition, name: string, hosted: Hosted): Tool
         // 2025-11-25, "Tool-Level Negotiation": a call may be a task, whose task is the job (the
         // 2026-07-28 extension has no tool-level declaration: the server decides per call).
         ...(shapes.tasks === 'core' && hosted.background !== undefined ? { execution: { taskSupport: 'optional' } } : {}),
-        _meta: meta
+        ...(shapes.meta ? { _meta: meta } : {})
       })
       made.set(shapes, text)
     }

@@ -59,17 +59,17 @@ describe('tools/list, as each revision has a tool', () => {
     assert.equal(plain!['title'], 'Say hello.')
   })
 
-  it('2025-03-26: the title as annotations.title, its one place there; no icons', async () => {
+  it('2025-03-26: the title as annotations.title, its one place there; no icons, and no _meta (a Tool has none before 2025-06-18)', async () => {
     const [notes, plain, bare] = await tools({ 'mcp-protocol-version': '2025-03-26' })
-    assert.deepEqual(Object.keys(notes!), ['name', 'description', 'inputSchema', 'annotations', '_meta'])
+    assert.deepEqual(Object.keys(notes!), ['name', 'description', 'inputSchema', 'annotations'])
     assert.deepEqual(notes!['annotations'], { title: 'Pin a note', ...annotations })
     assert.deepEqual(plain!['annotations'], { title: 'Say hello.' })
-    assert.deepEqual(Object.keys(bare!), ['name', 'description', 'inputSchema', '_meta'])
+    assert.deepEqual(Object.keys(bare!), ['name', 'description', 'inputSchema'])
   })
 
-  it('2024-11-05: name, description and inputSchema alone (and our _meta)', async () => {
+  it('2024-11-05: name, description and inputSchema alone', async () => {
     const [notes] = await tools({ 'mcp-protocol-version': '2024-11-05' })
-    assert.deepEqual(Object.keys(notes!), ['name', 'description', 'inputSchema', '_meta'])
+    assert.deepEqual(Object.keys(notes!), ['name', 'description', 'inputSchema'])
   })
 
   it('without MCP-Protocol-Version: the revision the session negotiated, else 2025-03-26', async () => {
