@@ -26,6 +26,25 @@ export function gatesByName (): { readonly gateOf: (name: string) => Gate, reado
   return { gateOf, all }
 }
 
+/**
+ * An address at /slow whose act waits for the gate named by its body's `id`, then answers `{ id }`,
+ * or fails where the body says `fail`: a job ended when the test says, one way or the other.
+ */
+export function gatedSlow (gateOf: (name: string) => Gate, background: BackgroundOptions, more: Partial<GptOptions> = {}): GptOptions {
+  return {
+    prefix: '/slow',
+    form: { type: 'object', properties: { id: { type: 'string' }, fail: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
+    rateLimit: false,
+    background,
+    async act ({ id, fail }: { id: string, fail?: boolean }) {
+      await gateOf(id).promise
+      if (fail === true) throw new Error('it broke')
+      return { id }
+    },
+    ...more
+  } as unknown as GptOptions
+}
+
 export const stepsForm = {
   type: 'object',
   properties: { steps: { type: 'integer', minimum: 0, maximum: 100 } },

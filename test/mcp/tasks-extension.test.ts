@@ -19,7 +19,7 @@ import { FAILED } from '../../src/mcp/call.ts'
 import { follow } from '../../src/mcp/enter.ts'
 import { MAX_TASK_IDS } from '../../src/mcp/tasks.ts'
 import { bridged, eventually, events, raw, rpcText, streamed, type Bridged, type Raw, type Streamed } from './bridge-host.ts'
-import { gatesByName } from '../helpers/jobs.ts'
+import { gatedSlow, gatesByName } from '../helpers/jobs.ts'
 
 /** One of the extension's schemas, as its package exports it. */
 interface Judge { safeParse: (value: unknown) => { success: boolean, error?: unknown } }
@@ -42,18 +42,7 @@ let host: Bridged
 
 before(async () => {
   host = await bridged(async (app) => {
-    await app.register(gpt, {
-      prefix: '/slow',
-      form: { type: 'object', properties: { id: { type: 'string' }, fail: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
-      result: { type: 'object' },
-      rateLimit: false,
-      background: { after: 30, poll: 10 },
-      async act ({ id, fail }: { id: string, fail?: boolean }) {
-        await gateOf(id).promise
-        if (fail === true) throw new Error('it broke')
-        return { id }
-      }
-    } as unknown as GptOptions)
+    await app.register(gpt, gatedSlow(gateOf, { after: 30, poll: 10 }, { result: { type: 'object' } }))
     await app.register(gpt, {
       prefix: '/steps',
       form: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
-import gpt, { type GptOptions } from '../../src/index.ts'
+import gpt from '../../src/index.ts'
 import { FAILED } from '../../src/mcp/call.ts'
 import { bridged, raw, rpcText, type Bridged } from './bridge-host.ts'
-import { gatesByName } from '../helpers/jobs.ts'
+import { gatedSlow, gatesByName } from '../helpers/jobs.ts'
 
 const { gateOf } = gatesByName()
 
@@ -19,17 +19,7 @@ before(async () => {
     app.addHook('onRequest', async (request, reply) => {
       if (request.headers['x-deny'] === '1' && request.url.includes('/jobs/')) await reply.code(403).send('no')
     })
-    await app.register(gpt, {
-      prefix: '/slow',
-      form: { type: 'object', properties: { id: { type: 'string' }, fail: { type: 'boolean' } }, required: ['id'], additionalProperties: false },
-      rateLimit: false,
-      background: { after: 5000, poll: 10 },
-      async act ({ id, fail }: { id: string, fail?: boolean }) {
-        await gateOf(id).promise
-        if (fail === true) throw new Error('it broke')
-        return { id }
-      }
-    } as unknown as GptOptions)
+    await app.register(gpt, gatedSlow(gateOf, { after: 5000, poll: 10 }))
     await app.register(gpt, { prefix: '/plain', form: { type: 'object' }, rateLimit: false, act: () => ({ plain: true }) })
     await app.register(gpt, { prefix: '/limited', form: { type: 'object' }, background: { after: 5000, rateMax: 1 }, act: async () => { await gateOf('limited').promise; return {} } })
     // Polled every two minutes: longer than tasks/result waits.
